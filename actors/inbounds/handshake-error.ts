@@ -1,0 +1,22 @@
+/** Stable codes for a failed inbound handshake; the caller closes the connection on any of them. */
+export type HandshakeErrorCode =
+  | 'SOCKS_BAD_VERSION'
+  | 'SOCKS_NO_ACCEPTABLE_METHOD'
+  | 'SOCKS_AUTH_FAILED'
+  | 'SOCKS_BAD_COMMAND'
+  | 'SOCKS_BAD_ADDRESS_TYPE'
+  | 'SOCKS_BAD_ADDRESS'
+  | 'SOCKS_TRUNCATED'
+  | 'HANDSHAKE_TIMEOUT'
+  | 'HANDSHAKE_STREAM_ERROR';
+
+/** Messages are fixed strings: they never carry what the client sent, so no credential can leak through them. */
+export class HandshakeError extends Error {
+  override readonly name = 'HandshakeError';
+  readonly code: HandshakeErrorCode;
+
+  constructor(code: HandshakeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

@@ -1,0 +1,102 @@
+import { SocketAddress, isIPv4, isIPv6 } from 'node:net';
+
+/** REP field of a SOCKS5 reply (RFC 1928 §6). */
+export const SOCKS5_REPLY = {
+  succeeded: 0,
+  generalFailure: 1,
+  notAllowed: 2,
+  networkUnreachable: 3,
+  hostUnreachable: 4,
+  connectionRefused: 5,
+  ttlExpired: 6,
+  commandNotSupported: 7,
+  addressTypeNotSupported: 8,
+} as const;
+
+/** ATYP field (RFC 1928 §4). */
+export const ATYP = { ipv4: 1, domain: 3, ipv6: 4 } as const;
+
+/** Domain as given; IPv4 dotted; IPv6 in canonical compressed form (RFC 5952), no brackets. */
+export interface SocksTarget {
+  host: string;
+  port: number;
+}
+
+/** Length of the ADDR field for an address type, or null for an unknown type (domain length is in its first byte). */
+export function fixedAddressLength(atyp: number): number | null {
+  if (atyp === ATYP.ipv4) return 4;
+  if (atyp === ATYP.ipv6) return 16;
+  return null;
+}
+
+/** Host text of an ADDR field: `bytes` holds the address alone (without the domain length byte). */
+export function hostFromBytes(atyp: number, bytes: Buffer): string {
+  if (atyp === ATYP.domain) return bytes.toString('utf8');
+  if (atyp === ATYP.ipv4) return bytes.join('.');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
+  // inet_ntop through SocketAddress gives the RFC 5952 form, including ::ffff:a.b.c.d for mapped IPv4.
+  return new SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
+}
+
+/** ATYP ADDR PORT for a target, as used in requests, replies and UDP headers. */
+export function encodeAddress(target: SocksTarget): Buffer {
+  const { host, port } = target;
+  let head: Buffer;
+  if (isIPv4(host)) head = Buffer.from([ATYP.ipv4, ...host.split('.').map(Number)]);
+  else if (isIPv6(host)) head = Buffer.concat([Buffer.from([ATYP.ipv6]), ipv6Bytes(host)]);
+  else {
+    const name = Buffer.from(host, 'utf8');
+    // The length byte cannot say more than 255; a longer name would corrupt the message.
+    if (name.length === 0 || name.length > 255) throw new RangeError(`domain length ${name.length} outside 1..255`);
+    head = Buffer.concat([Buffer.from([ATYP.domain, name.length]), name]);
+  }
+  const out = Buffer.alloc(head.length + 2);
+  head.copy(out);
+  out.writeUInt16BE(port, head.length);
+  return out;
+}
+
+/** 16 bytes of an IPv6 text address (already checked by isIPv6); a zone id is dropped. */
+function ipv6Bytes(host: string): Buffer {
+  const [head = '', tail] = host.split('%')[0]!.split('::');
+  const groups = (part: string): number[] =>
+    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [parseInt(g, 16)]));
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  const out = Buffer.alloc(16);
+  all.forEach((g, i) => out.writeUInt16BE(g, i * 2));
+  return out;
+}
+
+function ipv4Groups(dotted: string): number[] {
+  const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number);
+  return [(a << 8) | b, (c << 8) | d];
+}
+
+/** Header of a UDP datagram between client and relay (RFC 1928 §7): RSV RSV FRAG ATYP ADDR PORT; data follows. */
+export function encodeUdpHeader(target: SocksTarget, frag = 0): Buffer {
+  return Buffer.concat([Buffer.from([0, 0, frag]), encodeAddress(target)]);
+}
+
+export interface UdpDatagram {
+  frag: number;
+  target: SocksTarget;
+  data: Buffer;
+}
+
+/** Splits a client datagram; null when it is too short, names an unknown address type, or an empty domain. */
+export function decodeUdpDatagram(buf: Buffer): UdpDatagram | null {
+  if (buf.length < 5) return null;
+  const frag = buf[2]!;
+  const atyp = buf[3]!;
+  const fixed = fixedAddressLength(atyp);
+  if (fixed === null && atyp !== ATYP.domain) return null;
+  const addrStart = fixed === null ? 5 : 4;
+  const addrLength = fixed ?? buf[4]!;
+  const portAt = addrStart + addrLength;
+  if (addrLength === 0 || buf.length < portAt + 2) return null;
+  const host = hostFromBytes(atyp, buf.subarray(addrStart, portAt));
+  return { frag, target: { host, port: buf.readUInt16BE(portAt) }, data: buf.subarray(portAt + 2) };
+}
