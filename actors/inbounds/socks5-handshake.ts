@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FlowAuth } from '../../streams/contract.js';
+import { NO_AUTH, userAuth, verifyUser } from './credentials.js';
 import { HandshakeError } from './handshake-error.js';
 import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from './socks5-wire.js';
 
@@ -75,7 +75,7 @@ export function writeSocks5Reply(stream: Duplex, rep: number, bound: SocksTarget
 }
 
 function noAuth(): Socks5Request['auth'] {
-  return { scheme: 'noauth', principal_key: null, attributes: {} };
+  return { ...NO_AUTH, attributes: {} } as Socks5Request['auth'];
 }
 
 async function authenticate(reader: ExactReader, users: readonly Socks5User[], send: (bytes: number[]) => void): Promise<Socks5Request['auth']> {
@@ -84,21 +84,13 @@ async function authenticate(reader: ExactReader, users: readonly Socks5User[], s
   const nameAndLength = await reader.take(nameLength + 1);
   const password = await reader.take(nameAndLength[nameLength]);
   const username = nameAndLength.toString('utf8', 0, nameLength);
-  const user = users.find((u) => u.username === username);
-  // Compare even for an unknown user, so the answer takes as long either way.
-  const matches = sameSecret(password, Buffer.from(user?.password ?? '', 'utf8'));
-  if (user === undefined || !matches) {
+  const user = verifyUser(users, username, password);
+  if (user === null) {
     send([1, 1]);
     throw new HandshakeError('SOCKS_AUTH_FAILED', 'username/password authentication failed');
   }
   send([1, 0]);
-  return { scheme: 'socks5', principal_key: user.principal ?? user.username, attributes: { username: user.username } };
-}
-
-/** Hashing first gives equal-length inputs, so neither content nor length shows in the timing. */
-function sameSecret(given: Buffer, expected: Buffer): boolean {
-  const digest = (b: Buffer): Buffer => createHash('sha256').update(b).digest();
-  return timingSafeEqual(digest(given), digest(expected));
+  return userAuth('socks5', user) as Socks5Request['auth'];
 }
 
 async function readRequest(stream: Duplex, reader: ExactReader): Promise<Pick<Socks5Request, 'command' | 'target'>> {

@@ -1,0 +1,20 @@
+import type { Network } from '../../streams/contract.js';
+
+/** What a routing rule may look at; derived from the flow, never stored beside it. */
+export interface RouteContext {
+  host: string;
+  /** The target host when it is an IP literal. */
+  ip: string | null;
+  port: number;
+  network: Network;
+  inbound: string;
+  principal: string | null;
+  sniffed_host?: string;
+}
+
+export interface Rule {
+  /** A readable form of the rule's conditions, reported as matched_rule.condition. */
+  readonly condition: string;
+  readonly outbound: string;
+  match(ctx: RouteContext): boolean;
+}

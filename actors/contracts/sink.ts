@@ -1,0 +1,22 @@
+/** Delivery state of one sink, as the contract's connector state names it. */
+export interface ConnectorState {
+  tag: string;
+  type: string;
+  /** Backlog not yet durably acknowledged. */
+  pending: number;
+  total_delivered: number;
+  total_failed: number;
+  replay_gaps: number;
+  last_error: { message: string; at_unix_ms: number } | null;
+  outbox_storage: { write_blocked: boolean };
+}
+
+/** A durable consumer of filtered envelopes (JSONL file, Webhook). */
+export interface Sink {
+  readonly tag: string;
+  readonly type: string;
+  start(): Promise<void>;
+  /** Delivers or persists what it holds, then releases its resources. */
+  stop(): Promise<void>;
+  state(): ConnectorState;
+}

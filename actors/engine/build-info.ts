@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface BuildInfo {
+  git_hash: string;
+  features: string[];
+  build_profile: string;
+  /** SHA-256 over the built tree that `weir` executes (dist/, every file by path). */
+  binary_sha256: string;
+}
+
+const FEATURES = ['inbound.socks5', 'inbound.http', 'inbound.mixed', 'outbound.direct', 'outbound.block', 'sink.jsonl'];
+
+/** dist/ — the artefact root, two levels above this compiled file (dist/actors/engine). */
+const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let cached: BuildInfo | null = null;
+
+/** Reads the stamp `make build` wrote and hashes the artefact; the CLI and the running node agree. */
+export function buildInfo(): BuildInfo {
+  if (cached) return cached;
+  let stamp: { git_hash?: string; build_profile?: string } = {};
+  try {
+    stamp = JSON.parse(readFileSync(join(DIST, 'build-stamp.json'), 'utf8')) as typeof stamp;
+  } catch {
+    // An unstamped build (plain tsc) still runs; it just cannot say its commit.
+  }
+  cached = {
+    git_hash: stamp.git_hash ?? 'unknown',
+    features: FEATURES,
+    build_profile: stamp.build_profile ?? 'dev',
+    binary_sha256: hashTree(DIST),
+  };
+  return cached;
+}
+
+function hashTree(root: string): string {
+  const hash = createHash('sha256');
+  const files = listFiles(root).sort();
+  for (const file of files) {
+    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'spec' ? [] : listFiles(full);
+    return entry.name.endsWith('.js') || entry.name === 'build-stamp.json' ? [full] : [];
+  });
+}

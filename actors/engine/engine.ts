@@ -1,0 +1,122 @@
+import { map, Subscription, tap } from 'rxjs';
+import type { Logger } from 'pino';
+import { EventBus } from '../../streams/event-bus.js';
+import { flowEvent } from '../../streams/flow-events.js';
+import { sampleRevisions } from '../../streams/revision-sampler.js';
+import type { WeirConfig } from '../config/schema.js';
+import type { Sink } from '../contracts/sink.js';
+import type { FlowEnv } from '../flows/flow-opener.js';
+import { FlowStats } from '../flows/flow-stats.js';
+import { FlowTable } from '../flows/flow-table.js';
+import { buildInbounds } from '../inbounds/build-inbounds.js';
+import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
+import { buildOutbounds } from '../outbounds/build-outbounds.js';
+import type { OutboundSet } from '../outbounds/outbound-set.js';
+import { Router } from '../router/router.js';
+import { buildSinks } from '../sinks/build-sinks.js';
+import type { BuildInfo } from './build-info.js';
+import { nodeTick } from './tick.js';
+
+export interface EngineOptions {
+  config: WeirConfig;
+  log: Logger;
+  build: BuildInfo;
+  /** Period of flow.updated sampling and stats.sampled. @defaultValue 1000 */
+  tickMs?: number;
+  /** Events kept for replay. @defaultValue 65536 */
+  ringCapacity?: number;
+  now?: () => number;
+}
+
+/** How long shutdown waits for open flows to close before it goes on. */
+const SHUTDOWN_FLOW_GRACE_MS = 3000;
+
+/**
+ * The supervisor: builds the rooms from the config, wires every flow actor's state
+ * into the event bus through the revision sampler, and runs the lifecycle.
+ */
+export class Engine {
+  readonly bus: EventBus;
+  readonly table: FlowTable;
+  readonly stats = new FlowStats();
+  readonly router: Router;
+  readonly outbounds: OutboundSet;
+  readonly inbounds: ProxyInbound[];
+  readonly sinks: Sink[];
+  readonly startedAt: number;
+  private readonly wiring = new Subscription();
+  private readonly now: () => number;
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly opts: EngineOptions) {
+    const { config, log } = opts;
+    this.now = opts.now ?? Date.now;
+    this.startedAt = this.now();
+    this.bus = new EventBus({ ringCapacity: opts.ringCapacity ?? 65536, now: this.now });
+    this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
+    this.router = new Router({
+      mode: config.route.mode,
+      globalTarget: config.route.global_target,
+      rules: config.route.rules,
+      final: config.route.final,
+    });
+    this.outbounds = buildOutbounds(config.outbounds);
+    const flows: FlowEnv = {
+      table: this.table,
+      router: this.router,
+      outbounds: this.outbounds,
+      connectTimeoutMs: config.flows.connect_timeout_ms,
+      now: this.now,
+    };
+    this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
+    this.sinks = buildSinks(config.event_sinks, config.node.id, this.bus.events$);
+  }
+
+  get config(): WeirConfig {
+    return this.opts.config;
+  }
+
+  async start(): Promise<void> {
+    for (const sink of this.sinks) await sink.start();
+    const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
+    this.wiring.add(
+      this.table.changes$
+        .pipe(
+          tap((change) => this.stats.observe(change)),
+          sampleRevisions(tick$),
+          map(flowEvent),
+        )
+        .subscribe((event) => this.bus.publish(event)),
+    );
+    this.wiring.add(
+      tick$.subscribe(() => this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() })),
+    );
+    for (const inbound of this.inbounds) await inbound.start();
+    this.bus.publish({
+      event_type: 'engine.started',
+      payload: { build_id: this.opts.build.git_hash, started_at_unix_ms: this.startedAt },
+    });
+    this.opts.log.info({ inbounds: this.inbounds.map((i) => ({ tag: i.tag, ...i.address() })) }, 'engine started');
+  }
+
+  statsSnapshot(): ReturnType<FlowStats['snapshot']> {
+    return this.stats.snapshot(this.table.activeRecords());
+  }
+
+  /** Stops accepting, ends open flows, emits engine.stopped and flushes the sinks. Idempotent. */
+  stop(reason: string): Promise<void> {
+    this.stopping ??= this.shutdown(reason);
+    return this.stopping;
+  }
+
+  private async shutdown(reason: string): Promise<void> {
+    await Promise.all(this.inbounds.map((i) => i.stop()));
+    await this.table.closeAll('shutdown', SHUTDOWN_FLOW_GRACE_MS);
+    const stoppedAt = this.now();
+    this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
+    this.wiring.unsubscribe();
+    await Promise.all(this.sinks.map((s) => s.stop()));
+    this.bus.complete();
+    this.opts.log.info({ reason }, 'engine stopped');
+  }
+}

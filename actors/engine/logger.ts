@@ -1,0 +1,31 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths pino blanks out wherever they appear in a log object: secrets never reach a log line. */
+const REDACT = [
+  'api_key',
+  'password',
+  'token',
+  'authorization',
+  'proxy-authorization',
+  '*.api_key',
+  '*.password',
+  '*.token',
+  '*.authorization',
+  '*.headers.authorization',
+  '*.headers["proxy-authorization"]',
+];
+
+export interface NodeLogger {
+  log: Logger;
+  /** Where log lines go: the file, or `stdout`. */
+  log_files: string[];
+}
+
+/** One logger for the node, handed to each room; JSON lines to a file or stdout. */
+export function createLogger(opts: { level: string; file?: string | undefined }): NodeLogger {
+  const destination = opts.file
+    ? pino.destination({ dest: opts.file, mkdir: true, sync: false })
+    : pino.destination({ fd: 1, sync: false });
+  const log = pino({ level: opts.level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+  return { log, log_files: [opts.file ?? 'stdout'] };
+}

@@ -1,0 +1,87 @@
+import { Subject } from 'rxjs';
+import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
+import type { FlowChange } from '../../streams/flow-change.js';
+import { flowTransition, initialFlowRecord, type FlowEvent, type FlowInit } from './flow-logic.js';
+
+/** Why the node itself ends a flow; `shutdown` keeps the outcome and sets no close_reason. */
+export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
+
+/**
+ * The shell around one flow's pure logic. It owns the current FlowRecord, publishes
+ * each change on `state$`, and reads the relay's byte counters only when sampled, so
+ * the relay itself does no per-chunk work for observation.
+ */
+export class FlowActor {
+  private current: FlowRecord;
+  readonly state$ = new Subject<FlowChange>();
+  private meter: (() => FlowTraffic) | null = null;
+  private closer: (() => void) | null = null;
+  /** Set when the node asked the flow to end; the relay's end then reads it. */
+  closeRequest: CloseRequest | null = null;
+
+  constructor(
+    init: FlowInit,
+    readonly auth: FlowAuth,
+  ) {
+    this.current = initialFlowRecord(init);
+  }
+
+  get record(): FlowRecord {
+    return this.current;
+  }
+
+  get id(): string {
+    return this.current.flow_id;
+  }
+
+  get completed(): boolean {
+    return this.current.state === 'completed';
+  }
+
+  started(): void {
+    this.state$.next({ kind: 'started', record: this.current, auth: this.auth });
+  }
+
+  routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
+    this.apply({ type: 'routed', at, route, path, resolved_ip }, 'routed');
+  }
+
+  /** Connects the relay: how to read its counters and how to tear it down. */
+  attach(meter: () => FlowTraffic, closer: () => void): void {
+    this.meter = meter;
+    this.closer = closer;
+  }
+
+  /** Reads the counters; returns true when they moved since the last sample. */
+  sample(at: number): boolean {
+    if (!this.meter || this.completed) return false;
+    return this.apply({ type: 'traffic', at, traffic: this.meter() }, 'traffic');
+  }
+
+  /** Ends the flow; `route` records a decision for a flow that never became active (blocked). */
+  complete(at: number, result: FlowResult, route?: FlowRoute): void {
+    const traffic = this.meter ? this.meter() : this.current.traffic;
+    this.apply({ type: 'completed', at, traffic, result, route }, 'completed');
+    this.state$.complete();
+  }
+
+  /** Asks the relay to end; the flow completes when its sockets have closed. */
+  requestClose(reason: CloseRequest): void {
+    if (this.completed) return;
+    this.closeRequest ??= reason;
+    this.closer?.();
+  }
+
+  /** close_reason for a flow that ended without an error of its own. */
+  get closeReason(): CloseReason | null {
+    return this.closeRequest === 'manual' || this.closeRequest === 'idle_timeout' ? this.closeRequest : null;
+  }
+
+  private apply(event: FlowEvent, kind: FlowChange['kind']): boolean {
+    const next = flowTransition(this.current, event);
+    if (next === this.current) return false;
+    this.current = next;
+    this.state$.next({ kind, record: next, auth: this.auth });
+    return true;
+  }
+}

@@ -1,0 +1,82 @@
+import { Subject, mergeMap, share, type Observable } from 'rxjs';
+import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
+import type { FlowChange } from '../../streams/flow-change.js';
+import { FlowActor, type CloseRequest } from './flow-actor.js';
+import type { FlowInit } from './flow-logic.js';
+
+export interface FlowTableOptions {
+  /** Prefix that keeps flow ids unique across engine starts. */
+  idPrefix: string;
+  /** A flow whose counters have not moved for this long is closed with `idle_timeout`. */
+  idleTimeoutMs: number;
+}
+
+/** The active table: every open flow actor, and the merge of their state streams. */
+export class FlowTable {
+  private readonly actors = new Map<string, FlowActor>();
+  private readonly opened = new Subject<FlowActor>();
+  private counter = 0;
+  private readonly drained = new Set<() => void>();
+  readonly changes$: Observable<FlowChange> = this.opened.pipe(
+    mergeMap((actor) => actor.state$),
+    share(),
+  );
+
+  constructor(private readonly opts: FlowTableOptions) {}
+
+  open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
+    const actor = new FlowActor({ ...init, flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }, auth);
+    this.actors.set(actor.id, actor);
+    actor.state$.subscribe({ complete: () => this.remove(actor.id) });
+    this.opened.next(actor);
+    actor.started();
+    return actor;
+  }
+
+  get(flowId: string): FlowActor | undefined {
+    return this.actors.get(flowId);
+  }
+
+  get size(): number {
+    return this.actors.size;
+  }
+
+  activeRecords(): FlowRecord[] {
+    return Array.from(this.actors.values(), (a) => a.record);
+  }
+
+  /** The 1 s check: read every flow's counters and end the idle ones. */
+  poll(now: number): void {
+    for (const actor of this.actors.values()) {
+      const moved = actor.sample(now);
+      if (!moved && actor.record.state === 'active' && now - actor.record.timing.last_activity_at_unix_ms >= this.opts.idleTimeoutMs) {
+        actor.requestClose('idle_timeout');
+      }
+    }
+  }
+
+  close(flowId: string, reason: CloseRequest): boolean {
+    const actor = this.actors.get(flowId);
+    if (!actor) return false;
+    actor.requestClose(reason);
+    return true;
+  }
+
+  /** Ends every flow and resolves once all have completed (or after `timeoutMs`). */
+  async closeAll(reason: CloseRequest, timeoutMs: number): Promise<void> {
+    if (this.actors.size === 0) return;
+    const done = new Promise<void>((resolve) => this.drained.add(resolve));
+    for (const actor of [...this.actors.values()]) actor.requestClose(reason);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  private remove(flowId: string): void {
+    this.actors.delete(flowId);
+    if (this.actors.size === 0) {
+      for (const resolve of this.drained) resolve();
+      this.drained.clear();
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import type { Socket } from 'node:net';
+import type { FlowTraffic } from '../../streams/contract.js';
+import type { OpenedFlow } from './flow-opener.js';
+import { relayResult } from './flow-result.js';
+
+/**
+ * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain piping:
+ * nothing per chunk. Counters are the sockets' own, read when the flow is sampled;
+ * the outbound's hop handshake is left out of bytes_up/bytes_down.
+ */
+export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number): void {
+  const remote = flow.dial.socket;
+  const hs = flow.dial.handshake;
+  let remoteError: Error | null = null;
+  let open = 2;
+
+  const meter = (): FlowTraffic => ({
+    bytes_up: Math.max(0, remote.bytesWritten - hs.tx),
+    bytes_down: Math.max(0, remote.bytesRead - hs.rx),
+    inbound_rx_bytes: client.bytesRead,
+    inbound_tx_bytes: client.bytesWritten,
+    outbound_rx_bytes: remote.bytesRead,
+    outbound_tx_bytes: remote.bytesWritten,
+    packets_up: null,
+    packets_down: null,
+  });
+  const teardown = (): void => {
+    client.destroy();
+    remote.destroy();
+  };
+  const closed = (): void => {
+    if (--open > 0) return;
+    flow.actor.complete(now(), relayResult(flow, remoteError));
+  };
+
+  flow.actor.attach(meter, teardown);
+  remote.on('error', (err) => {
+    remoteError = err;
+    teardown();
+  });
+  // A client that goes away is an ordinary end of the flow, not a failure.
+  client.on('error', teardown);
+  for (const socket of [client, remote]) {
+    // The client may have gone while the outbound was dialled.
+    if (socket.closed) queueMicrotask(closed);
+    else socket.once('close', closed);
+  }
+  if (client.destroyed) teardown();
+  client.pipe(remote);
+  remote.pipe(client);
+  client.resume();
+}

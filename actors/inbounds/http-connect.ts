@@ -1,0 +1,28 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { openTcpFlow } from '../flows/flow-opener.js';
+import { relayTunnel } from '../flows/tunnel-relay.js';
+import { endWithStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
+import type { InboundEnv } from './inbound-env.js';
+import { proxyAuth } from './http-proxy-auth.js';
+import { authorityTarget } from './http-target.js';
+import { peerOf } from './tcp-listener.js';
+
+/** HTTP CONNECT: authenticate, open the flow, answer 200 and relay the tunnel. */
+export async function handleConnect(env: InboundEnv, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+  socket.on('error', () => socket.destroy());
+  const target = authorityTarget(req.url);
+  if (!target) return endWithStatus(socket, 400);
+  const auth = proxyAuth(req, env.users);
+  if (!auth) return endWithStatus(socket, 407, PROXY_AUTHENTICATE);
+  const flow = await openTcpFlow(
+    env.flows,
+    { inbound: env.inbound, auth, source: peerOf(socket), target },
+    { blocked: () => endWithStatus(socket, 403), failed: (f) => endWithStatus(socket, failureStatus(f)) },
+  );
+  if (!flow) return;
+  socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  // Bytes the client sent right after the CONNECT head belong to the tunnel.
+  if (head.length > 0) flow.dial.socket.write(head);
+  relayTunnel(socket, flow, env.flows.now);
+}

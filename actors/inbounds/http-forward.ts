@@ -1,0 +1,116 @@
+import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { FlowTraffic } from '../../streams/contract.js';
+import { openTcpFlow } from '../flows/flow-opener.js';
+import { relayResult } from '../flows/flow-result.js';
+import { failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
+import type { InboundEnv } from './inbound-env.js';
+import { proxyAuth } from './http-proxy-auth.js';
+import { absoluteTarget } from './http-target.js';
+import { peerOf } from './tcp-listener.js';
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
+ * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
+ * own upstream connection; the client connection stays keep-alive. bytes_down is what
+ * the origin sent (status line, headers and body), bytes_up what was sent to it.
+ */
+export async function handleForward(env: InboundEnv, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const parsed = absoluteTarget(req.url);
+  if (!parsed) return respond(res, 400);
+  const auth = proxyAuth(req, env.users);
+  if (!auth) return respond(res, 407, PROXY_AUTHENTICATE);
+  const client = req.socket;
+  const base = { rx: client.bytesRead, tx: client.bytesWritten };
+  const flow = await openTcpFlow(
+    env.flows,
+    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target },
+    { blocked: () => respond(res, 403), failed: (f) => respond(res, failureStatus(f)) },
+  );
+  if (!flow) return;
+  const upstream = flow.dial.socket;
+  const hs = flow.dial.handshake;
+  let remoteError: Error | null = null;
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    upstream.destroy();
+    flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
+  };
+  const meter = (): FlowTraffic => ({
+    bytes_up: Math.max(0, upstream.bytesWritten - hs.tx),
+    bytes_down: Math.max(0, upstream.bytesRead - hs.rx),
+    inbound_rx_bytes: client.bytesRead - base.rx,
+    inbound_tx_bytes: client.bytesWritten - base.tx,
+    outbound_rx_bytes: upstream.bytesRead,
+    outbound_tx_bytes: upstream.bytesWritten,
+    packets_up: null,
+    packets_down: null,
+  });
+  flow.actor.attach(meter, () => {
+    upstream.destroy();
+    res.destroy();
+  });
+
+  const outgoing = request({
+    createConnection: () => upstream,
+    method: req.method,
+    path: parsed.path,
+    headers: forwardHeaders(req),
+    setHost: false,
+  });
+  outgoing.on('response', (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardHeaders(answer));
+    answer.pipe(res);
+    answer.on('error', (err) => {
+      remoteError = err;
+      res.destroy();
+    });
+  });
+  outgoing.on('error', (err) => {
+    remoteError ??= err;
+    if (!res.headersSent) respond(res, 502);
+    else res.destroy();
+  });
+  res.on('close', finish);
+  req.pipe(outgoing);
+}
+
+function forwardHeaders(msg: IncomingMessage): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  const named = new Set(
+    String(msg.headers.connection ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase()),
+  );
+  for (let i = 0; i < msg.rawHeaders.length; i += 2) {
+    const name = msg.rawHeaders[i]!;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || named.has(lower)) continue;
+    const prev = headers[name];
+    const value = msg.rawHeaders[i + 1]!;
+    headers[name] = prev === undefined ? value : ([] as string[]).concat(prev as string | string[], value);
+  }
+  return headers;
+}
+
+function respond(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'Content-Type': 'text/plain', ...headers });
+  res.end(`${status}\n`);
+}

@@ -1,0 +1,31 @@
+import type { Duplex } from 'node:stream';
+import type { FlowFailureError } from '../errors/flow-failure.js';
+
+/** Status for a failed dial: 504 when the remote did not answer in time, else 502. */
+export function failureStatus(failure: FlowFailureError): number {
+  return failure.code === 'DIAL_TIMEOUT' ? 504 : 502;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  405: 'Method Not Allowed',
+  407: 'Proxy Authentication Required',
+  431: 'Request Header Fields Too Large',
+  502: 'Bad Gateway',
+  504: 'Gateway Timeout',
+};
+
+/** Writes a complete short HTTP/1.1 answer on a raw socket and ends it. */
+export function endWithStatus(socket: Duplex, status: number, extraHeaders: Record<string, string> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = `${status} ${REASONS[status] ?? ''}\n`;
+  const headers = { 'Content-Type': 'text/plain', 'Content-Length': String(body.length), Connection: 'close', ...extraHeaders };
+  const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? ''}\r\n${head}\r\n${body}`);
+}
+
+export const PROXY_AUTHENTICATE = { 'Proxy-Authenticate': 'Basic realm="weir"' };

@@ -1,0 +1,39 @@
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { endWithStatus } from './http-replies.js';
+import { handleConnect } from './http-connect.js';
+import { handleForward } from './http-forward.js';
+import type { InboundEnv } from './inbound-env.js';
+
+/** Largest request head accepted from a client; larger ones get 431. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * The HTTP proxy protocol on connections handed to it (it never listens itself, so
+ * the mixed inbound can pass the connections it recognises as HTTP). Node's parser
+ * does the framing; garbage and oversized heads get 400/431 and a close.
+ */
+export function httpProxyServer(env: InboundEnv): Server {
+  const server = createServer({
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: env.handshakeTimeoutMs,
+    requestTimeout: 0,
+  });
+  const guard = (what: string, work: Promise<void>, socket: Socket): void => {
+    work.catch((err: unknown) => {
+      env.log.debug({ err }, `${what} failed`);
+      socket.destroy();
+    });
+  };
+  server.on('connect', (req, socket: Socket, head: Buffer) => guard('http connect', handleConnect(env, req, socket, head), socket));
+  server.on('request', (req, res) => guard('http forward', handleForward(env, req, res), req.socket));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    env.log.debug({ code: err.code }, 'malformed http request');
+    endWithStatus(socket, err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
+  });
+  return server;
+}
+
+export function handleHttp(server: Server, socket: Socket): void {
+  server.emit('connection', socket);
+}

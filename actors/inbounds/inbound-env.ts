@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { TagProtocol } from '../../streams/contract.js';
+import type { FlowEnv } from '../flows/flow-opener.js';
+import type { Socks5User } from './socks5-handshake.js';
+
+/** What one inbound's protocol handlers need. */
+export interface InboundEnv {
+  flows: FlowEnv;
+  inbound: TagProtocol;
+  /** Accounts; null or empty means no authentication. Passwords are revealed strings. */
+  users: readonly Socks5User[] | null;
+  handshakeTimeoutMs: number;
+  log: Logger;
+}

@@ -1,0 +1,40 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { handleHttp } from './http-session.js';
+import type { InboundEnv } from './inbound-env.js';
+import { handleSocks5 } from './socks5-session.js';
+
+const SOCKS5_VERSION = 0x05;
+
+/** SOCKS5 and HTTP on one port, told apart by the client's first byte. */
+export async function handleMixed(env: InboundEnv, http: Server, socket: Socket): Promise<void> {
+  const first = await firstChunk(socket, env.handshakeTimeoutMs);
+  if (!first) {
+    socket.destroy();
+    return;
+  }
+  socket.unshift(first);
+  if (first[0] === SOCKS5_VERSION) await handleSocks5(env, socket);
+  else handleHttp(http, socket);
+}
+
+function firstChunk(socket: Socket, timeoutMs: number): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    const settle = (chunk: Buffer | null): void => {
+      clearTimeout(timer);
+      socket.off('readable', onReadable);
+      socket.off('end', onEnd);
+      socket.off('close', onEnd);
+      resolve(chunk);
+    };
+    const onReadable = (): void => {
+      const chunk = socket.read() as Buffer | null;
+      if (chunk) settle(chunk);
+    };
+    const onEnd = (): void => settle(null);
+    const timer = setTimeout(onEnd, timeoutMs);
+    socket.on('readable', onReadable);
+    socket.once('end', onEnd);
+    socket.once('close', onEnd);
+  });
+}

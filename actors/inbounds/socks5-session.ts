@@ -1,0 +1,47 @@
+import type { Socket } from 'node:net';
+import type { FailureCode } from '../errors/failure-codes.js';
+import { openTcpFlow } from '../flows/flow-opener.js';
+import { relayTunnel } from '../flows/tunnel-relay.js';
+import type { InboundEnv } from './inbound-env.js';
+import { acceptSocks5, SOCKS5_REPLY, writeSocks5Reply } from './socks5-handshake.js';
+import { peerOf } from './tcp-listener.js';
+
+const REPLY_FOR_FAILURE: Partial<Record<FailureCode, number>> = {
+  DIAL_REFUSED: SOCKS5_REPLY.connectionRefused,
+  DIAL_UNREACHABLE: SOCKS5_REPLY.hostUnreachable,
+  DNS_FAILED: SOCKS5_REPLY.hostUnreachable,
+  DIAL_TIMEOUT: SOCKS5_REPLY.ttlExpired,
+};
+
+/** One SOCKS5 client connection: handshake, flow, reply, relay. */
+export async function handleSocks5(env: InboundEnv, socket: Socket): Promise<void> {
+  let request;
+  try {
+    request = await acceptSocks5(socket, { users: env.users, timeoutMs: env.handshakeTimeoutMs });
+  } catch (err) {
+    env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
+    socket.end();
+    return;
+  }
+  if (request.command !== 'connect') {
+    writeSocks5Reply(socket, SOCKS5_REPLY.commandNotSupported);
+    socket.end();
+    return;
+  }
+  const fail = (rep: number): void => {
+    writeSocks5Reply(socket, rep);
+    socket.end();
+  };
+  const flow = await openTcpFlow(
+    env.flows,
+    { inbound: env.inbound, auth: request.auth, source: peerOf(socket), target: request.target },
+    {
+      blocked: () => fail(SOCKS5_REPLY.notAllowed),
+      failed: (failure) => fail(REPLY_FOR_FAILURE[failure.code] ?? SOCKS5_REPLY.generalFailure),
+    },
+  );
+  if (!flow) return;
+  const remote = flow.dial.socket;
+  writeSocks5Reply(socket, SOCKS5_REPLY.succeeded, { host: remote.localAddress ?? '0.0.0.0', port: remote.localPort ?? 0 });
+  relayTunnel(socket, flow, env.flows.now);
+}

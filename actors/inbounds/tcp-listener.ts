@@ -1,0 +1,54 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+
+/**
+ * A TCP listener that hands each connection to `onConnection` and guarantees that
+ * nothing a client does can throw out of it. Half-open is allowed so a client's
+ * FIN travels on to the remote.
+ */
+export class TcpListener {
+  private server: Server | null = null;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly onConnection: (socket: Socket) => Promise<void>,
+    private readonly log: Logger,
+  ) {}
+
+  start(): Promise<void> {
+    const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+      socket.on('error', () => socket.destroy());
+      this.onConnection(socket).catch((err: unknown) => {
+        this.log.debug({ err }, 'connection handler failed');
+        socket.destroy();
+      });
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: this.host, port: this.port }, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.log.error({ err }, 'listener error'));
+        resolve();
+      });
+    });
+  }
+
+  stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return Promise.resolve();
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+
+  address(): { host: string; port: number } | null {
+    const a = this.server?.address();
+    return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+  }
+}
+
+/** The client's address, with IPv4-mapped IPv6 written as plain IPv4. */
+export function peerOf(socket: Socket): { ip: string; port: number } | undefined {
+  if (!socket.remoteAddress || socket.remotePort === undefined) return undefined;
+  return { ip: socket.remoteAddress.replace(/^::ffff:(?=\d+\.)/, ''), port: socket.remotePort };
+}

@@ -1,0 +1,18 @@
+import type { Endpoint } from '../../streams/contract.js';
+import type { DialOptions, DialResult, Outbound } from '../contracts/outbound.js';
+import { tcpConnect } from './tcp-connect.js';
+
+export class DirectOutbound implements Outbound {
+  readonly protocol = 'direct';
+  readonly kind = 'relay';
+  readonly chained = false;
+
+  constructor(readonly tag: string) {}
+
+  async dial(target: Endpoint, opts: DialOptions): Promise<DialResult> {
+    const socket = await tcpConnect(target, opts.connectTimeoutMs);
+    const result: DialResult = { socket, relay_chain: [], handshake: { rx: 0, tx: 0 } };
+    if (socket.remoteAddress) result.resolved_ip = socket.remoteAddress;
+    return result;
+  }
+}

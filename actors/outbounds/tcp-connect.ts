@@ -1,0 +1,26 @@
+import { connect, type Socket } from 'node:net';
+import type { Endpoint } from '../../streams/contract.js';
+import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
+
+/**
+ * Opens a TCP connection with a deadline. Half-open is allowed so a client's FIN is
+ * passed on without cutting the other direction short.
+ */
+export function tcpConnect(remote: Endpoint, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: remote.host, port: remote.port, allowHalfOpen: true, noDelay: true });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new FlowFailureError('DIAL_TIMEOUT', `connect to ${remote.host}:${remote.port} timed out after ${timeoutMs} ms`, remote));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(dialFailure(err, remote));
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import { isIP } from 'node:net';
+import type { MatchedRule, RouteMode } from '../../streams/contract.js';
+import type { RouteContext, Rule } from '../contracts/rule.js';
+import { compileRule, type RuleSpec } from './rule-matcher.js';
+
+export interface RouteDecision {
+  mode: RouteMode;
+  /** The tag the mode, a rule or `final` chose (may be a group). */
+  target: string;
+  /** The deciding rule; index -1 with condition `global` or `final` when no rule decided. */
+  matched_rule: MatchedRule;
+}
+
+export interface RouterOptions {
+  mode: RouteMode;
+  globalTarget?: string;
+  rules: readonly RuleSpec[];
+  final: string;
+}
+
+/** Decides a flow's target tag from the mode and the rules. The mode can change at run time. */
+export class Router {
+  private readonly rules: Rule[];
+  private current: { mode: RouteMode; globalTarget: string | null };
+
+  constructor(private readonly opts: RouterOptions) {
+    this.rules = opts.rules.map(compileRule);
+    this.current = { mode: opts.mode, globalTarget: opts.globalTarget ?? null };
+  }
+
+  get mode(): { mode: RouteMode; global_target: string | null } {
+    return { mode: this.current.mode, global_target: this.current.globalTarget };
+  }
+
+  setMode(mode: RouteMode, globalTarget: string | null): void {
+    this.current = { mode, globalTarget: mode === 'global' ? globalTarget : null };
+  }
+
+  decide(ctx: RouteContext): RouteDecision {
+    const { mode, globalTarget } = this.current;
+    if (mode === 'global' && globalTarget) return { mode, target: globalTarget, matched_rule: { index: -1, condition: 'global' } };
+    for (let index = 0; index < this.rules.length; index++) {
+      const rule = this.rules[index]!;
+      if (rule.match(ctx)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
+    }
+    return { mode, target: this.opts.final, matched_rule: { index: -1, condition: 'final' } };
+  }
+}
+
+export function routeContext(fields: Omit<RouteContext, 'ip'>): RouteContext {
+  return { ...fields, ip: isIP(fields.host) ? fields.host : null };
+}

@@ -1,0 +1,77 @@
+import { BlockList, isIP } from 'node:net';
+import type { Network } from '../../streams/contract.js';
+import type { RouteContext, Rule } from '../contracts/rule.js';
+
+/** The conditions of one routing rule, as the config gives them. */
+export interface RuleSpec {
+  domain?: readonly string[];
+  domain_suffix?: readonly string[];
+  domain_keyword?: readonly string[];
+  ip_cidr?: readonly string[];
+  port?: readonly (number | string)[];
+  network?: readonly Network[];
+  inbound?: readonly string[];
+  principal?: readonly string[];
+  outbound: string;
+}
+
+type Check = (ctx: RouteContext) => boolean;
+
+/**
+ * Compiles a rule: fields are ANDed, the values of one field ORed. Domain
+ * conditions look at the target host and, for a client that connected by IP, at the
+ * sniffed host too.
+ */
+export function compileRule(spec: RuleSpec): Rule {
+  const checks: Check[] = [];
+  const parts: string[] = [];
+  const add = (name: string, values: readonly unknown[] | undefined, check: Check): void => {
+    if (!values || values.length === 0) return;
+    checks.push(check);
+    parts.push(`${name}=${values.join(',')}`);
+  };
+  const hosts = (ctx: RouteContext): string[] =>
+    ctx.sniffed_host ? [ctx.host.toLowerCase(), ctx.sniffed_host.toLowerCase()] : [ctx.host.toLowerCase()];
+
+  const exact = new Set(spec.domain?.map((d) => d.toLowerCase()));
+  add('domain', spec.domain, (ctx) => hosts(ctx).some((h) => exact.has(h)));
+  const suffixes = spec.domain_suffix?.map((s) => s.toLowerCase().replace(/^\./, '')) ?? [];
+  add('domain_suffix', spec.domain_suffix, (ctx) =>
+    hosts(ctx).some((h) => suffixes.some((s) => h === s || h.endsWith(`.${s}`))),
+  );
+  const keywords = spec.domain_keyword?.map((k) => k.toLowerCase()) ?? [];
+  add('domain_keyword', spec.domain_keyword, (ctx) => hosts(ctx).some((h) => keywords.some((k) => h.includes(k))));
+  const cidrs = spec.ip_cidr ? cidrList(spec.ip_cidr) : null;
+  add('ip_cidr', spec.ip_cidr, (ctx) => ctx.ip !== null && cidrs !== null && cidrs.check(ctx.ip, isIP(ctx.ip) === 6 ? 'ipv6' : 'ipv4'));
+  const ports = spec.port?.map(portRange) ?? [];
+  add('port', spec.port, (ctx) => ports.some(([lo, hi]) => ctx.port >= lo && ctx.port <= hi));
+  const networks = new Set(spec.network);
+  add('network', spec.network, (ctx) => networks.has(ctx.network));
+  const inbounds = new Set(spec.inbound);
+  add('inbound', spec.inbound, (ctx) => inbounds.has(ctx.inbound));
+  const principals = new Set(spec.principal);
+  add('principal', spec.principal, (ctx) => ctx.principal !== null && principals.has(ctx.principal));
+
+  return {
+    condition: parts.join(' && '),
+    outbound: spec.outbound,
+    match: (ctx) => checks.every((check) => check(ctx)),
+  };
+}
+
+function cidrList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [addr = '', bits] = entry.split('/');
+    const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(addr, family);
+    else list.addSubnet(addr, Number(bits), family);
+  }
+  return list;
+}
+
+function portRange(p: number | string): [number, number] {
+  if (typeof p === 'number') return [p, p];
+  const [lo = '0', hi = lo] = p.split('-');
+  return [Number(lo), Number(hi)];
+}

@@ -1,0 +1,16 @@
+/** Exit codes of every `weir` command, so scripts can tell the cases apart. */
+export const EXIT = {
+  ok: 0,
+  /** The command ran and failed: invalid config, engine failure. */
+  failure: 1,
+  /** Wrong arguments. */
+  usage: 2,
+  /** The node is not running or its IPC channel cannot be reached. */
+  unreachable: 3,
+  /** The node answered and refused the request. */
+  refused: 4,
+} as const;
+
+export class UsageError extends Error {
+  readonly code = 'CLI_USAGE';
+}

@@ -1,0 +1,36 @@
+import { filter, type MonoTypeOperatorFunction } from 'rxjs';
+import { FLOW_EVENT_TYPES, type Envelope } from './contract.js';
+
+/**
+ * An event_type whitelist. `null` means "all events": the contract treats a list
+ * containing `*`, an empty list, null and an omitted list alike.
+ */
+export type TypeFilter = ReadonlySet<string> | null;
+
+export function typeFilter(types: readonly string[] | null | undefined): TypeFilter {
+  if (!types || types.length === 0 || types.includes('*')) return null;
+  return new Set(types);
+}
+
+/** Parses the `types` query form: comma separated, repeated, or absent. */
+export function typeFilterFromQuery(value: unknown): TypeFilter {
+  const parts = (Array.isArray(value) ? value : [value])
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+  return typeFilter(parts);
+}
+
+export function acceptsType(f: TypeFilter, eventType: string): boolean {
+  return f === null || f.has(eventType);
+}
+
+/** Whether a subscription with this filter gets the flow.snapshot baseline. */
+export function wantsFlowEvents(f: TypeFilter): boolean {
+  return f === null || FLOW_EVENT_TYPES.some((t) => f.has(t));
+}
+
+export function filterTypes<E extends Pick<Envelope, 'event_type'>>(f: TypeFilter): MonoTypeOperatorFunction<E> {
+  return filter((e) => acceptsType(f, e.event_type));
+}
