@@ -1,0 +1,33 @@
+import path from 'node:path';
+import type { ConfigShape } from './schema-shape.js';
+
+type Control = ConfigShape['control'];
+type Route = ConfigShape['route'];
+
+/** The config after derived defaults: every path absolute, `ipc` and `final` filled. */
+export type FinishedConfig = Omit<ConfigShape, 'control' | 'route'> & {
+  control: Control & { ipc: string };
+  route: Route & { final: string };
+};
+
+/**
+ * Fills the defaults that depend on other fields and makes every path absolute, so
+ * nothing at runtime depends on the working directory.
+ */
+export function finishConfig(shape: ConfigShape, baseDir: string): FinishedConfig {
+  const stateDir = path.resolve(baseDir, shape.node.state_dir);
+  const final =
+    shape.route.final ??
+    (shape.outbounds.some((o) => o.tag === 'direct') ? 'direct' : (shape.outbounds[0]?.tag ?? 'direct'));
+  return {
+    ...shape,
+    node: { ...shape.node, state_dir: stateDir },
+    log: shape.log.file === undefined ? shape.log : { ...shape.log, file: path.resolve(baseDir, shape.log.file) },
+    control: {
+      ...shape.control,
+      ipc: shape.control.ipc === undefined ? path.join(stateDir, 'weir.sock') : path.resolve(baseDir, shape.control.ipc),
+    },
+    route: { ...shape.route, final },
+    event_sinks: shape.event_sinks.map((s) => (s.type === 'jsonl' ? { ...s, path: path.resolve(baseDir, s.path) } : s)),
+  };
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { checkReferences } from './check-references.js';
+import { deepFreeze } from './deep-freeze.js';
+import { issueMessage, issuesToProblems } from './issue-messages.js';
+import type { ConfigProblem } from './problems.js';
+import { readReferences } from './reference-view.js';
+import { configSchema, type WeirConfig } from './schema.js';
+
+export { defaultConfig, ensureApiKey } from './default-config.js';
+
+export type ConfigResult = { ok: true; config: WeirConfig } | { ok: false; problems: ConfigProblem[] };
+
+export interface ParseOptions {
+  /** Directory that relative paths and secret files are resolved against. Default: the working directory. */
+  baseDir?: string;
+  /** Where `{ "env": NAME }` secrets are read. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Validates a config document and reports every problem at once; the config is deep-frozen. */
+export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult {
+  const baseDir = path.resolve(opts.baseDir ?? process.cwd());
+  const parsed = configSchema({ baseDir, env: opts.env ?? process.env }).safeParse(raw, { error: issueMessage });
+  const problems = [
+    ...(parsed.success ? [] : issuesToProblems(parsed.error.issues)),
+    ...checkReferences(readReferences(raw)),
+  ];
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: deepFreeze(parsed.data) };
+}
+
+/** JSON.parse's own message quotes the text around the error, which may hold a secret. */
+function jsonErrorMessage(file: string, text: string, err: unknown): string {
+  const at = /at position (\d+)/.exec(err instanceof Error ? err.message : '');
+  if (at === null) return `${file} is not valid JSON`;
+  const before = text.slice(0, Number(at[1])).split('\n');
+  return `${file} is not valid JSON (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
+}
+
+/** Reads, parses and validates a config file; relative paths resolve against its directory. */
+export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } = {}): ConfigResult {
+  const full = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(full, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'read error';
+    return { ok: false, problems: [{ path: '', message: `cannot read config file ${full} (${code})` }] };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problems: [{ path: '', message: jsonErrorMessage(full, text, err) }] };
+  }
+  return parseConfig(raw, { baseDir: path.dirname(full), ...(opts.env === undefined ? {} : { env: opts.env }) });
+}

@@ -1,0 +1,67 @@
+import net from 'node:net';
+import { z } from 'zod';
+
+/** A tag names an inbound, outbound or sink; routes and groups refer to parts by tag. */
+export const tagSchema = z.string().min(1);
+
+/** A listening port; 0 lets the system pick a free one. */
+export const listenPortSchema = z.number().int().min(0).max(65535);
+
+/** A port to dial: 0 cannot be dialled. */
+export const dialPortSchema = z.number().int().min(1).max(65535);
+
+export const ipSchema = z.string().refine((s) => net.isIP(s) !== 0, 'must be an IP address');
+
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/** A DNS name or an IP address (IPv6 without brackets). */
+export function isHost(s: string): boolean {
+  return net.isIP(s) !== 0 || HOSTNAME.test(s);
+}
+
+export const hostSchema = z.string().refine(isHost, 'must be a hostname or IP address');
+
+function hasProtocol(s: string, protocols: readonly string[]): boolean {
+  if (!URL.canParse(s)) return false;
+  const url = new URL(s);
+  return protocols.includes(url.protocol) && url.hostname !== '';
+}
+
+export const httpUrlSchema = z
+  .string()
+  .refine((s) => hasProtocol(s, ['http:', 'https:']), 'must be an http:// or https:// URL');
+
+export const redisUrlSchema = z
+  .string()
+  .refine((s) => hasProtocol(s, ['redis:', 'rediss:']), 'must be a redis:// or rediss:// URL');
+
+/** Non-empty list of tags, as group members or chain hops. */
+export const tagListSchema = z.array(tagSchema).min(1);
+
+/**
+ * Error for a `type`-keyed union whose `type` is missing or unknown: names the kind of
+ * part and lists the allowed types, which zod hands over in `options`.
+ */
+export function unknownTypeError(kind: string): z.core.$ZodErrorMap {
+  return (iss) => {
+    if (iss.code !== 'invalid_union' || !Array.isArray(iss.options)) return undefined;
+    const allowed = `(allowed: ${iss.options.join(', ')})`;
+    const input = iss.input;
+    const type: unknown = typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+    if (type === undefined) return `missing ${kind} type ${allowed}`;
+    if (typeof type !== 'string') return `${kind} type must be a string ${allowed}`;
+    return `unknown ${kind} type ${JSON.stringify(type)} ${allowed}`;
+  };
+}
+
+/**
+ * Options for an object-level refine that runs even when some fields failed, so one
+ * pass reports every problem. The refine must therefore tolerate invalid field values.
+ */
+export function objectCheck(message: string, path?: PropertyKey[]) {
+  return {
+    message,
+    ...(path === undefined ? {} : { path }),
+    when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+  };
+}

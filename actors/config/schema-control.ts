@@ -1,0 +1,40 @@
+import net from 'node:net';
+import { z } from 'zod';
+import { isHost } from './schema-common.js';
+import type { SecretSchema } from './schema-secrets.js';
+
+/** `host:port` or `[ipv6]:port`, split; undefined when malformed. */
+export function parseListen(listen: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(listen);
+  if (m === null) return undefined;
+  const port = Number(m[3]);
+  const host = m[1] ?? m[2] ?? '';
+  const hostOk = m[1] !== undefined ? net.isIPv6(host) : isHost(host);
+  return hostOk && port <= 65535 ? { host, port } : undefined;
+}
+
+export function controlSchema(secret: SecretSchema) {
+  return z.strictObject({
+    listen: z
+      .string()
+      .refine((s) => parseListen(s) !== undefined, 'must be host:port (IPv6 as [addr]:port, port 0-65535)')
+      .default('127.0.0.1:9090')
+      .describe('Address of the HTTP control plane, host:port.'),
+    api_key: secret.describe('Bearer key of the control plane: a string, { "env": NAME } or { "file": PATH }.'),
+    ipc: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('IPC socket path, relative to the config file. Default: <state_dir>/weir.sock.'),
+    health_requires_key: z
+      .boolean()
+      .default(true)
+      .describe('Whether GET /api/v1/health needs the API key too.'),
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(1_048_576)
+      .describe('Largest accepted request body in bytes (1 MiB).'),
+  });
+}

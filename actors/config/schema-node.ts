@@ -1,0 +1,78 @@
+import os from 'node:os';
+import { z } from 'zod';
+import { redisUrlSchema } from './schema-common.js';
+
+// Field docs live in .describe() so editors show them from the JSON Schema too.
+
+export const nodeSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .optional()
+      .transform((id) => id ?? os.hostname())
+      .describe('Node identifier, sent as source_id on sink deliveries. Default: the host name.'),
+    state_dir: z
+      .string()
+      .min(1)
+      .default('./state')
+      .describe('State directory (outbox, API key, IPC socket), relative to the config file.'),
+  })
+  .prefault({});
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+export const logSchema = z
+  .strictObject({
+    level: z.enum(LOG_LEVELS).default('info'),
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Log file (JSON lines), relative to the config file. Default: stdout.'),
+  })
+  .prefault({});
+
+export const flowsSchema = z
+  .strictObject({
+    idle_timeout_s: z
+      .number()
+      .positive()
+      .default(300)
+      .describe('Seconds without traffic before a flow is closed with close_reason idle_timeout.'),
+    connect_timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(10_000)
+      .describe('Milliseconds to open the TCP connection to the remote or the first hop.'),
+    handshake_timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(10_000)
+      .describe('Milliseconds for a client handshake or an upstream proxy handshake.'),
+  })
+  .prefault({});
+
+export const redisSchema = z
+  .strictObject({ url: redisUrlSchema.describe('redis:// or rediss:// URL; may carry a password.') })
+  .optional()
+  .describe('Redis for the BullMQ outbox. Without it sinks use the embedded outbox in node.state_dir.');
+
+export const outboxSchema = z
+  .strictObject({
+    max_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .default(1_073_741_824)
+      .describe('Bytes the outbox may hold before new writes are blocked (1 GiB).'),
+    min_free_bytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(268_435_456)
+      .describe('Bytes to keep free on the state_dir disk; below that new writes are blocked (256 MiB).'),
+  })
+  .prefault({});

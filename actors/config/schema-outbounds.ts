@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import {
+  dialPortSchema,
+  hostSchema,
+  httpUrlSchema,
+  objectCheck,
+  tagListSchema,
+  tagSchema,
+  unknownTypeError,
+} from './schema-common.js';
+import type { SecretSchema } from './schema-secrets.js';
+
+/** Outbound types that can be a hop of a chain. */
+export const HOP_TYPES: readonly string[] = ['socks', 'http'];
+
+function upstreamProxyOf<T extends 'socks' | 'http'>(type: T, secret: SecretSchema) {
+  return z
+    .strictObject({
+      type: z.literal(type),
+      tag: tagSchema,
+      server: hostSchema.describe('Host name or IP of the upstream proxy.'),
+      port: dialPortSchema,
+      username: z.string().min(1).optional(),
+      password: secret.optional(),
+    })
+    .refine(
+      (o) => (o.username === undefined) === (o.password === undefined),
+      objectCheck('username and password must be given together', ['password']),
+    );
+}
+
+const membersSchema = tagListSchema.superRefine((members, ctx) => {
+  members.forEach((tag, i) => {
+    if (members.indexOf(tag) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate member "${tag}"` });
+  });
+});
+
+const selectorSchema = z
+  .strictObject({
+    type: z.literal('selector'),
+    tag: tagSchema,
+    members: membersSchema.describe('Outbound tags the selector can switch between.'),
+    default: tagSchema.optional().describe('Member selected at start. Default: the first member.'),
+  })
+  .refine(
+    // members may be invalid here (see objectCheck); that problem is reported on its own.
+    (o) => o.default === undefined || !Array.isArray(o.members) || o.members.includes(o.default),
+    objectCheck('must be one of the members', ['default']),
+  );
+
+const urlTestSchema = z.strictObject({
+  type: z.literal('url_test'),
+  tag: tagSchema,
+  members: membersSchema.describe('Outbound tags that are probed; the fastest healthy one is used.'),
+  url: httpUrlSchema.describe('Probe URL, fetched through each member.'),
+  interval_s: z.number().positive().default(300).describe('Seconds between probe rounds.'),
+  tolerance_ms: z
+    .number()
+    .int()
+    .min(0)
+    .default(50)
+    .describe('Milliseconds a member must beat the current one by before the group switches.'),
+  timeout_ms: z.number().int().min(1).default(5000).describe('Milliseconds before a probe counts as failed.'),
+});
+
+export function outboundSchema(secret: SecretSchema) {
+  return z.discriminatedUnion(
+    'type',
+    [
+      z.strictObject({ type: z.literal('direct'), tag: tagSchema }),
+      z.strictObject({ type: z.literal('block'), tag: tagSchema }),
+      upstreamProxyOf('socks', secret),
+      upstreamProxyOf('http', secret),
+      z.strictObject({
+        type: z.literal('chain'),
+        tag: tagSchema,
+        hops: tagListSchema.describe('socks/http outbound tags, dialled in order: the first hop first.'),
+      }),
+      selectorSchema,
+      urlTestSchema,
+    ],
+    { error: unknownTypeError('outbound') },
+  );
+}

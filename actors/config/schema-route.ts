@@ -1,0 +1,77 @@
+import net from 'node:net';
+import { z } from 'zod';
+import { objectCheck, tagSchema } from './schema-common.js';
+
+/** An IP address or an IPv4/IPv6 CIDR block such as `10.0.0.0/8` or `fd00::/8`. */
+export function isIpOrCidr(s: string): boolean {
+  const [ip = '', prefix, ...rest] = s.split('/');
+  const family = net.isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** `"1000-2000"`: an inclusive port range. */
+function isPortRange(s: string): boolean {
+  const m = /^(\d{1,5})-(\d{1,5})$/.exec(s);
+  return m !== null && Number(m[1]) <= Number(m[2]) && Number(m[2]) <= 65535;
+}
+
+const nonEmptyStrings = z.array(z.string().min(1)).min(1);
+
+/** The keys that make up a rule's condition; a rule matches when all given keys match. */
+export const RULE_CONDITIONS = [
+  'domain',
+  'domain_suffix',
+  'domain_keyword',
+  'ip_cidr',
+  'port',
+  'network',
+  'inbound',
+  'principal',
+] as const;
+
+export const ruleSchema = z
+  .strictObject({
+    domain: nonEmptyStrings.optional().describe('Exact target host names.'),
+    domain_suffix: nonEmptyStrings.optional().describe('Host name suffixes; "example.com" also matches its subdomains.'),
+    domain_keyword: nonEmptyStrings.optional().describe('Substrings of the target host name.'),
+    ip_cidr: z
+      .array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block'))
+      .min(1)
+      .optional()
+      .describe('Target IP addresses or CIDR blocks (IPv4 or IPv6).'),
+    port: z
+      .array(
+        z.union([z.number().int().min(0).max(65535), z.string().refine(isPortRange, 'must be a "low-high" port range with low <= high <= 65535')], {
+          error: (iss) => (iss.code === 'invalid_union' ? 'must be a port number or a "low-high" range' : undefined),
+        }),
+      )
+      .min(1)
+      .optional()
+      .describe('Target ports or "low-high" ranges.'),
+    network: z.array(z.enum(['tcp', 'udp'])).min(1).optional(),
+    inbound: nonEmptyStrings.optional().describe('Inbound tags the flow arrived on.'),
+    principal: nonEmptyStrings.optional().describe('principal_key values of authenticated users.'),
+    outbound: tagSchema.describe('Outbound tag for flows that match.'),
+  })
+  .refine(
+    (rule) => RULE_CONDITIONS.some((key) => rule[key] !== undefined),
+    objectCheck(`rule has no condition (give at least one of ${RULE_CONDITIONS.join(', ')})`),
+  );
+
+export const routeSchema = z
+  .strictObject({
+    mode: z.enum(['rule', 'global']).default('rule').describe('rule: first matching rule, else final; global: every flow to global_target.'),
+    global_target: tagSchema.optional().describe('Outbound tag used in global mode.'),
+    rules: z.array(ruleSchema).default([]).describe('Checked in order; the first match decides.'),
+    final: tagSchema
+      .optional()
+      .describe('Outbound tag when no rule matches. Default: "direct" if that outbound exists, else the first outbound.'),
+  })
+  .refine(
+    (route) => route.mode !== 'global' || route.global_target !== undefined,
+    objectCheck('is required when mode is "global"', ['global_target']),
+  )
+  .prefault({});

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from '../../streams/contract.js';
+import { httpUrlSchema, tagSchema, unknownTypeError } from './schema-common.js';
+import type { SecretSchema } from './schema-secrets.js';
+
+/** flow.snapshot is a baseline of a live subscription and never reaches a sink. */
+const SINK_EVENT_TYPES = EVENT_TYPES.filter(
+  (t): t is Exclude<EventType, 'flow.snapshot'> => t !== 'flow.snapshot',
+);
+
+export type SinkEventFilter = Exclude<EventType, 'flow.snapshot'> | '*';
+
+const eventFilterSchema = z
+  .array(
+    z.enum(['*', ...SINK_EVENT_TYPES] as [SinkEventFilter, ...SinkEventFilter[]], {
+      error: (iss) => {
+        if (iss.input === 'flow.snapshot') {
+          return '"flow.snapshot" is never delivered to sinks (it is only the baseline of a live subscription)';
+        }
+        const shown = typeof iss.input === 'string' ? ` ${JSON.stringify(iss.input)}` : '';
+        return `unknown event type${shown} (allowed: *, ${SINK_EVENT_TYPES.join(', ')})`;
+      },
+    }),
+  )
+  .optional()
+  .describe('Event types to deliver; "*", an empty list or no list means all (flow.snapshot never).');
+
+const jsonlSinkSchema = z.strictObject({
+  type: z.literal('jsonl'),
+  tag: tagSchema,
+  path: z.string().min(1).describe('File that envelopes are appended to, relative to the config file.'),
+  events: eventFilterSchema,
+  max_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(67_108_864)
+    .describe('Size in bytes at which the file is rotated (64 MiB).'),
+  keep_files: z.number().int().min(0).default(5).describe('Rotated files kept beside the current one.'),
+  fsync_interval_ms: z
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe('Milliseconds between fsyncs of the file; 0 syncs after every write.'),
+});
+
+function webhookSinkSchema(secret: SecretSchema) {
+  return z.strictObject({
+    type: z.literal('webhook'),
+    tag: tagSchema,
+    url: httpUrlSchema.describe('Full URL that envelopes are POSTed to.'),
+    token: secret.describe('Key of the webhook-signature HMAC: a string, { "env": NAME } or { "file": PATH }.'),
+    events: eventFilterSchema,
+    batch_size: z.number().int().min(1).default(1).describe('Envelopes per POST; above 1 the body is a JSON array.'),
+    concurrency: z.number().int().min(1).default(4).describe('POSTs in flight at once.'),
+    timeout_ms: z.number().int().min(1).default(10_000).describe('Milliseconds before a POST counts as failed.'),
+    retry_for_s: z
+      .number()
+      .min(0)
+      .default(259_200)
+      .describe('Seconds an event is retried before it goes to the dead-letter set (3 days).'),
+  });
+}
+
+export function sinkSchema(secret: SecretSchema) {
+  return z.discriminatedUnion('type', [jsonlSinkSchema, webhookSinkSchema(secret)], {
+    error: unknownTypeError('sink'),
+  });
+}

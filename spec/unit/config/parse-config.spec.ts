@@ -1,0 +1,107 @@
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseConfig } from '../../../actors/config/load-config.js';
+import { Secret } from '../../../actors/config/secret.js';
+import { designExample, EXAMPLE_ENV, minimalConfig } from './fixtures.js';
+
+const BASE = path.join(os.tmpdir(), 'weir-config-base');
+
+test('accepts the DESIGN.md example and resolves its env secrets', () => {
+  const result = parseConfig(designExample(), { baseDir: BASE, env: EXAMPLE_ENV });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const { config } = result;
+  assert.ok(config.control.api_key instanceof Secret);
+  assert.is(config.control.api_key.reveal(), 'key-123');
+  assert.is(config.inbounds[0]?.users?.[0]?.password.reveal(), 'alice-pw');
+  const billing = config.event_sinks[1];
+  assert.is(billing?.type === 'webhook' ? billing.token.reveal() : undefined, 'bill-tok');
+  assert.is(config.route.final, 'proxy');
+  assert.equal(config.outbounds[5], {
+    type: 'selector',
+    tag: 'proxy',
+    members: ['auto', 'hop-a', 'direct'],
+    default: 'auto',
+  });
+});
+
+test('resolves state_dir, log file, ipc and jsonl paths against baseDir', () => {
+  const result = parseConfig(designExample(), { baseDir: BASE, env: EXAMPLE_ENV });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  assert.is(result.config.node.state_dir, path.join(BASE, 'state'));
+  assert.is(result.config.log.file, path.join(BASE, 'state/weir.log'));
+  assert.is(result.config.control.ipc, path.join(BASE, 'state/weir.sock'));
+  assert.is(result.config.event_sinks[0]?.type === 'jsonl' ? result.config.event_sinks[0].path : '', path.join(BASE, 'state/events.jsonl'));
+});
+
+test('fills every default of a minimal config', () => {
+  const result = parseConfig(minimalConfig(), { baseDir: BASE, env: {} });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const { config } = result;
+  assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state') });
+  assert.equal(config.log, { level: 'info' });
+  assert.is(config.control.listen, '127.0.0.1:9090');
+  assert.is(config.control.ipc, path.join(BASE, 'state/weir.sock'));
+  assert.is(config.control.health_requires_key, true);
+  assert.is(config.control.max_body_bytes, 1_048_576);
+  assert.is(config.redis, undefined);
+  assert.equal(config.flows, { idle_timeout_s: 300, connect_timeout_ms: 10_000, handshake_timeout_ms: 10_000 });
+  assert.equal(config.inbounds, []);
+  assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct' });
+  assert.equal(config.event_sinks, []);
+  assert.equal(config.outbox, { max_bytes: 1_073_741_824, min_free_bytes: 268_435_456 });
+});
+
+test('fills the defaults of inbounds, url_test groups and sinks', () => {
+  const raw = designExample();
+  delete raw.inbounds[0].listen;
+  const result = parseConfig(raw, { baseDir: BASE, env: EXAMPLE_ENV });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const [archive, billing] = result.config.event_sinks;
+  assert.is(result.config.inbounds[0]?.listen, '127.0.0.1');
+  assert.equal(result.config.outbounds[6], {
+    type: 'url_test',
+    tag: 'auto',
+    members: ['hop-a', 'hop-b'],
+    url: 'http://127.0.0.1:8080/generate_204',
+    interval_s: 300,
+    tolerance_ms: 50,
+    timeout_ms: 5000,
+  });
+  assert.equal(archive?.type === 'jsonl' && [archive.max_bytes, archive.keep_files, archive.fsync_interval_ms], [67_108_864, 5, 1000]);
+  assert.equal(
+    billing?.type === 'webhook' && [billing.batch_size, billing.concurrency, billing.timeout_ms, billing.retry_for_s],
+    [1, 4, 10_000, 259_200],
+  );
+});
+
+test('final defaults to the first outbound when there is no "direct"', () => {
+  const raw = { control: { api_key: 'k' }, outbounds: [{ type: 'block', tag: 'no' }, { type: 'direct', tag: 'out' }] };
+  const result = parseConfig(raw, { env: {} });
+  assert.is(result.ok && result.config.route.final, 'no');
+});
+
+test('returns a deep-frozen config', () => {
+  const result = parseConfig(designExample(), { baseDir: BASE, env: EXAMPLE_ENV });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const { config } = result;
+  assert.ok(Object.isFrozen(config));
+  assert.ok(Object.isFrozen(config.outbounds));
+  assert.ok(Object.isFrozen(config.outbounds[5]));
+  assert.ok(Object.isFrozen(config.route.rules[0]?.domain_suffix));
+  assert.throws(() => {
+    (config.route as { mode: string }).mode = 'global';
+  }, TypeError);
+});
+
+test('accepts IPv6 listen addresses, CIDRs and port ranges', () => {
+  const raw = minimalConfig();
+  raw.control.listen = '[::1]:0';
+  raw.inbounds = [{ type: 'socks', tag: 's', listen: '::1', port: 0 }];
+  raw.route = { rules: [{ ip_cidr: ['fd00::/8', '192.168.1.1'], port: [443, '8000-8100'], outbound: 'direct' }] };
+  const result = parseConfig(raw, { env: {} });
+  assert.equal(result.ok ? [] : result.problems, []);
+});
+
+test.run();

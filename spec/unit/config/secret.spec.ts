@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseConfig } from '../../../actors/config/load-config.js';
+import { formatProblem } from '../../../actors/config/problems.js';
+import { Secret } from '../../../actors/config/secret.js';
+import { designExample, EXAMPLE_ENV, minimalConfig } from './fixtures.js';
+
+test('reveal() returns the value', () => {
+  assert.is(new Secret('s3cret').reveal(), 's3cret');
+});
+
+test('a secret is redacted in JSON, inspect, String and template strings', () => {
+  const secret = new Secret('s3cret');
+  assert.is(JSON.stringify({ secret }), '{"secret":"[redacted]"}');
+  assert.is(inspect({ secret }), '{ secret: [redacted] }');
+  assert.is(String(secret), '[redacted]');
+  assert.is(`${secret}`, '[redacted]');
+});
+
+test('no secret of a parsed config shows in its JSON or inspect output', () => {
+  const result = parseConfig(designExample(), { env: EXAMPLE_ENV });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  const outputs = [JSON.stringify(result.config), inspect(result.config, { depth: Infinity })];
+  for (const out of outputs) {
+    for (const value of Object.values(EXAMPLE_ENV)) assert.not.ok(out.includes(value), `${value} leaked`);
+    assert.ok(out.includes('[redacted]'));
+  }
+});
+
+test('reads a file secret relative to baseDir and trims the trailing newline', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-secret-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'keys'));
+    fs.writeFileSync(path.join(dir, 'keys/api'), 'from-file\n');
+    const raw = minimalConfig();
+    raw.control.api_key = { file: 'keys/api' };
+    const result = parseConfig(raw, { baseDir: dir, env: {} });
+    assert.is(result.ok && result.config.control.api_key.reveal(), 'from-file');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('reports an unreadable secret file with its path', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-secret-'));
+  try {
+    const raw = minimalConfig();
+    raw.control.api_key = { file: 'missing' };
+    const result = parseConfig(raw, { baseDir: dir, env: {} });
+    assert.equal(result.ok ? [] : result.problems.map(formatProblem), [
+      `control.api_key: cannot read secret file ${path.join(dir, 'missing')} (ENOENT)`,
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('rejects empty secrets and malformed secret objects without echoing them', () => {
+  const raw = minimalConfig();
+  raw.control.api_key = '';
+  raw.outbounds.push({ type: 'socks', tag: 's', server: 'h', port: 1, username: 'u', password: { value: 'hunter2' } });
+  raw.inbounds = [{ type: 'http', tag: 'h', port: 0, users: [{ username: 'u', password: { env: 'EMPTY' } }] }];
+  const result = parseConfig(raw, { env: { EMPTY: '' } });
+  const found = result.ok ? [] : result.problems.map(formatProblem);
+  assert.equal(found, [
+    'control.api_key: secret is empty',
+    'inbounds[0].users[0].password: environment variable EMPTY is empty',
+    'outbounds[1].password: must be a string, { "env": NAME } or { "file": PATH }',
+  ]);
+  assert.not.ok(found.join('\n').includes('hunter2'));
+});
+
+test('reports a wrong-typed inline password without echoing it', () => {
+  const raw = minimalConfig();
+  raw.control.api_key = 123456789;
+  const result = parseConfig(raw, { env: {} });
+  assert.not.ok(JSON.stringify(result).includes('123456789'));
+});
+
+test.run();
