@@ -1,0 +1,150 @@
+import type { Observable } from 'rxjs';
+import type { Envelope, FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import { subscribeEvents } from '../../streams/subscription.js';
+import { typeFilter } from '../../streams/type-filter.js';
+import type { BuildInfo } from '../engine/build-info.js';
+import type { Engine } from '../engine/engine.js';
+import type { ConnectorState } from '../contracts/sink.js';
+import { SelectorPolicy } from '../outbounds/selector-policy.js';
+import { ControlError } from './control-error.js';
+
+export interface RuntimeContext {
+  build: BuildInfo;
+  configPath: string | null;
+  logFiles: string[];
+  getLogLevel(): string;
+  setLogLevel(level: string): void;
+}
+
+export interface PolicyView {
+  tag: string;
+  kind: 'selector' | 'url_test';
+  members: readonly string[];
+  /** The member the group uses now (for a selector, possibly a group's tag). */
+  selected: string;
+}
+
+const LOG_LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+
+/**
+ * The one set of control operations; HTTP and IPC are thin transports over it.
+ * Every failure is a ControlError with a registry code.
+ */
+export class ControlOps {
+  constructor(
+    private readonly engine: Engine,
+    private readonly runtimeCtx: RuntimeContext,
+  ) {}
+
+  health(): { status: 'ok'; uptime_ms: number } {
+    return { status: 'ok', uptime_ms: Date.now() - this.engine.startedAt };
+  }
+
+  runtime(): Record<string, unknown> {
+    const ctx = this.runtimeCtx;
+    return {
+      node_id: this.engine.config.node.id,
+      version: ctx.build.git_hash,
+      build_profile: ctx.build.build_profile,
+      pid: process.pid,
+      started_at_unix_ms: this.engine.startedAt,
+      uptime_ms: Date.now() - this.engine.startedAt,
+      config_path: ctx.configPath,
+      log_level: ctx.getLogLevel(),
+      log_files: ctx.logFiles,
+      mode: this.engine.router.mode,
+      inbounds: this.engine.inbounds.map((i) => ({ tag: i.tag, protocol: i.protocol, listen: i.address() })),
+    };
+  }
+
+  stats(): StatsSnapshot {
+    return this.engine.statsSnapshot();
+  }
+
+  flows(): FlowRecord[] {
+    return this.engine.table.activeRecords();
+  }
+
+  flow(flowId: string): FlowRecord {
+    const actor = this.engine.table.get(flowId);
+    if (!actor) throw new ControlError('FLOW_NOT_FOUND', `no active flow "${flowId}"`);
+    return actor.record;
+  }
+
+  /** flows.close: the flow ends `cancelled` with close_reason `manual`. */
+  closeFlow(flowId: string): { flow_id: string; closing: true } {
+    if (!this.engine.table.close(flowId, 'manual')) throw new ControlError('FLOW_NOT_FOUND', `no active flow "${flowId}"`);
+    return { flow_id: flowId, closing: true };
+  }
+
+  policies(): PolicyView[] {
+    return Array.from(this.engine.outbounds.policies.values(), (p) => ({
+      tag: p.tag,
+      kind: p.kind,
+      members: p.members,
+      selected: p.current(),
+    }));
+  }
+
+  /** Switches a selector to one of its direct members and emits policy.selected. */
+  select(selectorTag: string, memberTag: string): { policy_tag: string; selected: string; previous: string } {
+    const policy = this.engine.outbounds.policies.get(selectorTag);
+    if (!(policy instanceof SelectorPolicy)) {
+      throw new ControlError('POLICY_NOT_FOUND', `no selector "${selectorTag}"`);
+    }
+    if (!policy.members.includes(memberTag)) {
+      throw new ControlError('NOT_A_MEMBER', `"${memberTag}" is not a direct member of selector "${selectorTag}"`, {
+        members: policy.members,
+      });
+    }
+    const previous = policy.select(memberTag);
+    this.engine.bus.publish({
+      event_type: 'policy.selected',
+      payload: { policy_tag: selectorTag, policy_kind: 'selector', selected: memberTag, previous },
+    });
+    return { policy_tag: selectorTag, selected: memberTag, previous };
+  }
+
+  /** Sets the routing mode for the flows that start after it. */
+  setMode(mode: string, target?: string | null): { mode: RouteMode; global_target: string | null } {
+    if (mode === 'rule') this.engine.router.setMode('rule', null);
+    else if (mode === 'global') {
+      if (!target) throw new ControlError('INVALID_BODY', 'mode global needs a target tag');
+      if (!this.engine.outbounds.has(target)) throw new ControlError('TAG_NOT_FOUND', `no outbound "${target}"`);
+      this.engine.router.setMode('global', target);
+    } else throw new ControlError('INVALID_BODY', `mode must be "rule" or "global", not "${mode}"`);
+    return this.engine.router.mode;
+  }
+
+  setLogLevel(level: string): { log_level: string } {
+    if (!LOG_LEVELS.has(level)) throw new ControlError('INVALID_BODY', `log level must be one of ${[...LOG_LEVELS].join(', ')}`);
+    this.runtimeCtx.setLogLevel(level);
+    return { log_level: level };
+  }
+
+  sinks(): ConnectorState[] {
+    return this.engine.sinks.map((s) => s.state());
+  }
+
+  /** Replay from the ring (never flow.snapshot: it is not in the ring). */
+  events(q: { since?: number; limit?: number; types?: readonly string[] | null }): {
+    events: Envelope[];
+    oldest_sequence: number | null;
+    last_sequence: number;
+  } {
+    const bus = this.engine.bus;
+    return {
+      events: bus.replay(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000),
+      oldest_sequence: bus.oldestSequence,
+      last_sequence: bus.lastSequence,
+    };
+  }
+
+  /** A live subscription: replay after `since`, the flow.snapshot baseline, then live events. */
+  subscribe(opts: { types?: readonly string[] | null; since?: number | null }): Observable<Envelope> {
+    return subscribeEvents(this.engine.bus, () => this.engine.table.activeRecords(), {
+      filter: typeFilter(opts.types),
+      since: opts.since ?? null,
+    });
+  }
+}
