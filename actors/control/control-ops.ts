@@ -45,7 +45,7 @@ export class ControlOps {
     return {
       node_id: this.engine.config.node.id,
       version: ctx.build.git_hash,
-      build_profile: ctx.build.build_profile,
+      build: ctx.build,
       pid: process.pid,
       started_at_unix_ms: this.engine.startedAt,
       uptime_ms: Date.now() - this.engine.startedAt,

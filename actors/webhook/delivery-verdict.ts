@@ -1,0 +1,42 @@
+/**
+ * What one delivery attempt means for the entry: acknowledged (any 2xx), retry later
+ * (network error, timeout, 408, 429, 5xx; honouring Retry-After), or dead letter
+ * (any other answer: the receiver will never take it as it is).
+ */
+export type DeliveryVerdict =
+  | { kind: 'ack' }
+  | { kind: 'retry'; error: string; retryAfterMs: number | null }
+  | { kind: 'dead'; error: string };
+
+export function verdictForStatus(status: number, retryAfter: string | null, nowMs: number): DeliveryVerdict {
+  if (status >= 200 && status < 300) return { kind: 'ack' };
+  const error = `receiver answered HTTP ${status}`;
+  if (status === 408 || status === 429 || status >= 500) return { kind: 'retry', error, retryAfterMs: parseRetryAfter(retryAfter, nowMs) };
+  return { kind: 'dead', error };
+}
+
+export function verdictForError(err: unknown): DeliveryVerdict {
+  const code = (err as { cause?: { code?: string }; code?: string } | undefined)?.cause?.code ?? (err as { code?: string })?.code;
+  const name = err instanceof Error ? err.name : '';
+  const error = name === 'TimeoutError' || name === 'AbortError' ? 'receiver did not answer in time' : `network error${code ? ` ${code}` : ''}`;
+  return { kind: 'retry', error, retryAfterMs: null };
+}
+
+/** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
+}
+
+/**
+ * Exponential backoff with full jitter: a uniform delay in [0, min(cap, base·2^attempt)].
+ * A Retry-After from the receiver wins when it asks for longer.
+ */
+export function retryDelayMs(attempt: number, retryAfterMs: number | null, opts: { baseMs: number; capMs: number }, random = Math.random): number {
+  const ceiling = Math.min(opts.capMs, opts.baseMs * 2 ** Math.min(attempt, 30));
+  const jittered = Math.floor(random() * ceiling);
+  return retryAfterMs !== null ? Math.max(retryAfterMs, jittered) : jittered;
+}
