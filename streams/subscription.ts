@@ -11,8 +11,10 @@ export interface SubscriptionOptions {
 
 /**
  * One live subscription: replay after `since`, then the flow.snapshot baseline (when
- * the filter includes flow types), then live events after the watermark. All three
- * are read in one synchronous step, so the join has no gap and no duplicate.
+ * the filter includes flow types), then live events after the watermark. The baseline
+ * is read in one synchronous step and live events are listened to before it is
+ * delivered, so the join has no gap and no duplicate, even when a consumer's own
+ * reaction to the baseline publishes: such events queue behind the baseline.
  */
 export function subscribeEvents(
   bus: EventBus,
@@ -20,16 +22,25 @@ export function subscribeEvents(
   opts: SubscriptionOptions,
 ): Observable<Envelope> {
   return new Observable<Envelope>((subscriber) => {
-    if (opts.since !== undefined && opts.since !== null) {
-      for (const e of bus.replay(opts.since, opts.filter)) subscriber.next(e);
-    }
-    if (wantsFlowEvents(opts.filter)) subscriber.next(bus.snapshot(activeRecords()));
+    const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
+    const snapshot = wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
     const watermark = bus.lastSequence;
-    return bus.events$
+    let backlog: (() => void)[] | null = [];
+    const live = bus.events$
       .pipe(
         filter((e) => e.sequence > watermark),
         filterTypes(opts.filter),
       )
-      .subscribe(subscriber);
+      .subscribe({
+        next: (e) => (backlog ? backlog.push(() => subscriber.next(e)) : subscriber.next(e)),
+        error: (err: unknown) => (backlog ? backlog.push(() => subscriber.error(err)) : subscriber.error(err)),
+        complete: () => (backlog ? backlog.push(() => subscriber.complete()) : subscriber.complete()),
+      });
+    for (const e of replayed) subscriber.next(e);
+    if (snapshot) subscriber.next(snapshot);
+    // The backlog may grow while it drains; the index loop picks those up too.
+    for (let i = 0; i < backlog.length; i++) backlog[i]!();
+    backlog = null;
+    return live;
   });
 }

@@ -41,8 +41,8 @@ export function compileRule(spec: RuleSpec): Rule {
   );
   const keywords = spec.domain_keyword?.map((k) => k.toLowerCase()) ?? [];
   add('domain_keyword', spec.domain_keyword, (ctx) => hosts(ctx).some((h) => keywords.some((k) => h.includes(k))));
-  const cidrs = spec.ip_cidr ? cidrList(spec.ip_cidr) : null;
-  add('ip_cidr', spec.ip_cidr, (ctx) => ctx.ip !== null && cidrs !== null && cidrs.check(ctx.ip, isIP(ctx.ip) === 6 ? 'ipv6' : 'ipv4'));
+  const inCidrs = cidrMatcher(spec.ip_cidr ?? []);
+  add('ip_cidr', spec.ip_cidr, (ctx) => ctx.ip !== null && inCidrs(ctx.ip));
   const ports = spec.port?.map(portRange) ?? [];
   add('port', spec.port, (ctx) => ports.some(([lo, hi]) => ctx.port >= lo && ctx.port <= hi));
   const networks = new Set(spec.network);
@@ -59,15 +59,26 @@ export function compileRule(spec: RuleSpec): Rule {
   };
 }
 
-function cidrList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
+/**
+ * One list per family: a single BlockList treats IPv4 as IPv4-mapped IPv6, so
+ * `::/0` would match every IPv4 target. An IPv4-mapped IPv6 target is checked as
+ * the IPv4 address it carries.
+ */
+function cidrMatcher(entries: readonly string[]): (ip: string) => boolean {
+  const v4 = new BlockList();
+  const v6 = new BlockList();
   for (const entry of entries) {
     const [addr = '', bits] = entry.split('/');
     const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    const list = family === 'ipv6' ? v6 : v4;
     if (bits === undefined) list.addAddress(addr, family);
     else list.addSubnet(addr, Number(bits), family);
   }
-  return list;
+  return (ip) => {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+    if (mapped) return v4.check(mapped, 'ipv4');
+    return isIP(ip) === 6 ? v6.check(ip, 'ipv6') : v4.check(ip, 'ipv4');
+  };
 }
 
 function portRange(p: number | string): [number, number] {

@@ -1,0 +1,122 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { FlowTraffic } from '../../../streams/contract.js';
+import type { FlowChange } from '../../../streams/flow-change.js';
+import { FlowActor } from '../../../actors/flows/flow-actor.js';
+import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, traffic } from './fixtures.js';
+
+function recorded(actor: FlowActor): { changes: FlowChange[]; completed: () => boolean } {
+  const changes: FlowChange[] = [];
+  let done = false;
+  actor.state$.subscribe({ next: (c) => changes.push(c), complete: () => (done = true) });
+  return { changes, completed: () => done };
+}
+
+test('started publishes the opening record with the auth', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { changes } = recorded(actor);
+  actor.started();
+  assert.equal(changes, [{ kind: 'started', record: actor.record, auth: AUTH }]);
+  assert.is(actor.id, 'f-1');
+  assert.is(actor.record.state, 'opening');
+});
+
+test('routed publishes once; a second routing changes nothing', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { changes } = recorded(actor);
+  actor.routed(T0 + 1, ROUTE, PATH, '10.0.0.1');
+  actor.routed(T0 + 2, ROUTE, PATH);
+  assert.equal(changes.map((c) => [c.kind, c.record.revision, c.record.state]), [['routed', 2, 'active']]);
+  assert.is(actor.record.target.resolved_ip, '10.0.0.1');
+});
+
+test('sample reads the attached meter and reports whether the counters moved', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { changes } = recorded(actor);
+  assert.is(actor.sample(T0 + 500), false, 'no meter attached yet');
+  let counters: FlowTraffic = traffic(0, 0);
+  let reads = 0;
+  actor.attach(
+    () => (reads++, counters),
+    () => undefined,
+  );
+  actor.routed(T0 + 1, ROUTE, PATH);
+  assert.is(actor.sample(T0 + 1000), false);
+  counters = traffic(100, 200);
+  assert.is(actor.sample(T0 + 2000), true);
+  assert.is(reads, 2);
+  assert.equal(
+    changes.map((c) => [c.kind, c.record.revision]),
+    [
+      ['routed', 2],
+      ['traffic', 3],
+    ],
+  );
+  assert.equal(actor.record.traffic, traffic(100, 200));
+});
+
+test('complete takes the final counters from the meter, publishes completed and ends state$', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { changes, completed } = recorded(actor);
+  actor.attach(
+    () => traffic(7, 9),
+    () => undefined,
+  );
+  actor.routed(T0 + 1, ROUTE, PATH);
+  actor.complete(T0 + 50, DIRECT_OK);
+  assert.ok(completed());
+  assert.ok(actor.completed);
+  const last = changes.at(-1)!;
+  assert.is(last.kind, 'completed');
+  assert.equal(last.record.traffic, traffic(7, 9));
+  assert.equal(last.record.result, DIRECT_OK);
+  assert.is(actor.sample(T0 + 60), false, 'a completed flow is not sampled');
+});
+
+test('complete without a meter keeps the last counters and records a blocked route', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const route = { ...ROUTE, target: 'block' };
+  actor.complete(T0 + 2, { outcome: 'blocked', close_reason: null, failure: null }, route);
+  assert.equal(actor.record.traffic, traffic(0, 0));
+  assert.equal(actor.record.route, route);
+});
+
+test('requestClose calls the closer and keeps the first reason', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  let closes = 0;
+  actor.attach(
+    () => traffic(0, 0),
+    () => closes++,
+  );
+  actor.requestClose('manual');
+  actor.requestClose('idle_timeout');
+  assert.is(closes, 2);
+  assert.is(actor.closeRequest, 'manual');
+  assert.is(actor.closeReason, 'manual');
+});
+
+test('close_reason is idle_timeout for an idle close and null for a shutdown', () => {
+  const idle = new FlowActor(flowInit(), AUTH);
+  idle.requestClose('idle_timeout');
+  assert.is(idle.closeReason, 'idle_timeout');
+  const shutdown = new FlowActor(flowInit(), AUTH);
+  shutdown.requestClose('shutdown');
+  assert.is(shutdown.closeRequest, 'shutdown');
+  assert.is(shutdown.closeReason, null);
+  assert.is(new FlowActor(flowInit(), AUTH).closeReason, null);
+});
+
+test('requestClose on a completed flow does nothing', () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  let closes = 0;
+  actor.attach(
+    () => traffic(0, 0),
+    () => closes++,
+  );
+  actor.complete(T0 + 1, DIRECT_OK);
+  actor.requestClose('manual');
+  assert.is(closes, 0);
+  assert.is(actor.closeRequest, null);
+});
+
+test.run();
