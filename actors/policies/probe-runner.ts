@@ -1,0 +1,79 @@
+import type { BusEvent } from '../../streams/contract.js';
+import type { OutboundConfig } from '../config/schema.js';
+import type { OutboundSet } from '../outbounds/outbound-set.js';
+import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
+import { UnknownProbeGroupError, type ProbeCompletedPayload } from './policy-events.js';
+import { ProbeGroup } from './probe-group.js';
+import { probeTarget } from './probe-target.js';
+
+export interface ProbeRunnerOptions {
+  /** The configured outbounds; the url_test ones are probed. */
+  configs: readonly OutboundConfig[];
+  /** The built outbounds: each url_test config's UrlTestPolicy, and the members' paths. */
+  outbounds: OutboundSet;
+  publish: (event: BusEvent) => void;
+  /** Wall clock for the payloads' unix times. @defaultValue Date.now */
+  now?: () => number;
+}
+
+/**
+ * Runs the probe rounds of every url_test group: one at start-up, then every
+ * `interval_s`, and on request. Its timers are unref'd: they never keep the process up.
+ */
+export class ProbeRunner {
+  private readonly groups = new Map<string, ProbeGroup>();
+  private readonly abort = new AbortController();
+
+  constructor(opts: ProbeRunnerOptions) {
+    for (const c of opts.configs) {
+      if (c.type !== 'url_test') continue;
+      const policy = opts.outbounds.policies.get(c.tag);
+      if (!(policy instanceof UrlTestPolicy)) throw new UnknownProbeGroupError(`outbound set has no url_test "${c.tag}"`);
+      this.groups.set(
+        c.tag,
+        new ProbeGroup({
+          policy,
+          target: probeTarget(c.url),
+          intervalMs: c.interval_s * 1000,
+          toleranceMs: c.tolerance_ms,
+          timeoutMs: c.timeout_ms,
+          outbounds: opts.outbounds,
+          publish: opts.publish,
+          now: opts.now ?? Date.now,
+          signal: this.abort.signal,
+        }),
+      );
+    }
+  }
+
+  /** Tags of the url_test groups, in config order. */
+  get tags(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  /**
+   * Starts every group's `startup` round; later rounds follow on their own. The
+   * promise settles when the startup rounds are done and never rejects: callers need
+   * not wait for it.
+   */
+  async start(): Promise<void> {
+    await Promise.all([...this.groups.values()].map((g) => g.run('startup').catch(() => {})));
+  }
+
+  /**
+   * A `manual` round of one group, or the round already running for it. Rejects with
+   * UnknownProbeGroupError for a tag that is no url_test group, ProbeRunnerStoppedError
+   * once stopped.
+   */
+  async probe(tag: string): Promise<ProbeCompletedPayload> {
+    const group = this.groups.get(tag);
+    if (!group) throw new UnknownProbeGroupError(`no url_test group "${tag}"`);
+    return group.run('manual');
+  }
+
+  /** Cancels the schedule, aborts running probes and waits for their rounds to end; publishes nothing after. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all([...this.groups.values()].map((g) => g.stop()));
+  }
+}

@@ -1,0 +1,287 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SelectorPolicy } from '../../../actors/outbounds/selector-policy.js';
+import { UrlTestPolicy } from '../../../actors/outbounds/url-test-policy.js';
+import type { ProbeCompletedPayload } from '../../../actors/policies/policy-events.js';
+import { ProbeRunner } from '../../../actors/policies/probe-runner.js';
+import { Origin, OriginOutbound, outboundSet, Published, sleep, urlTestConfig, type UrlTestConfig } from './fixtures.js';
+
+interface Rig {
+  runner: ProbeRunner;
+  policy: UrlTestPolicy;
+  out: Published;
+  origins: Record<string, Origin>;
+  leaves: Record<string, OriginOutbound>;
+}
+
+/** A url_test group "auto" whose members each reach their own origin with the given delay. */
+async function rig(delays: Record<string, number | 'never'>, over: Partial<UrlTestConfig> = {}): Promise<Rig> {
+  const origins: Record<string, Origin> = {};
+  const leaves: Record<string, OriginOutbound> = {};
+  for (const [tag, delay] of Object.entries(delays)) {
+    origins[tag] = await Origin.start(delay);
+    leaves[tag] = new OriginOutbound(tag, origins[tag]);
+  }
+  const members = Object.keys(delays);
+  const policy = new UrlTestPolicy('auto', members);
+  const out = new Published();
+  const runner = new ProbeRunner({
+    configs: [{ type: 'direct', tag: 'direct' }, urlTestConfig('auto', members, over)],
+    outbounds: outboundSet(Object.values(leaves), [policy]),
+    publish: out.publish,
+  });
+  return { runner, policy, out, origins, leaves };
+}
+
+async function teardown(r: Rig): Promise<void> {
+  await r.runner.stop();
+  await Promise.all(Object.values(r.origins).map((o) => o.close()));
+}
+
+function latency(p: ProbeCompletedPayload, tag: string): number {
+  return p.members.find((m) => m.target_tag === tag)!.latency_ms!;
+}
+
+test('the startup round selects the fastest member and reports every field of the contract', async () => {
+  const r = await rig({ slow: 250, fast: 20, dead: 'never' }, { timeout_ms: 600 });
+  try {
+    const before = Date.now();
+    await r.runner.start();
+    const after = Date.now();
+    assert.equal(
+      r.out.events.map((e) => e.event_type),
+      ['policy.selected', 'policy.probe.completed'],
+    );
+    assert.ok(r.out.events.every((e) => e.occurred_at_unix_ms === undefined), 'occurred_at is the publish time');
+    assert.equal(r.out.events[0]!.payload, { policy_tag: 'auto', policy_kind: 'url_test', selected: 'fast', previous: 'slow' });
+    const p = r.out.events[1]!.payload as ProbeCompletedPayload;
+    assert.equal(Object.keys(p).sort(), [
+      'completed_at_unix_ms', 'duration_ms', 'members', 'policy_tag', 'selected', 'started_at_unix_ms', 'trigger', 'url',
+    ]);
+    assert.is(p.policy_tag, 'auto');
+    assert.is(p.trigger, 'startup');
+    assert.is(p.url, 'http://probe.test:8080/generate_204');
+    assert.is(p.selected, 'fast');
+    assert.ok(p.started_at_unix_ms >= before && p.completed_at_unix_ms <= after);
+    assert.is(p.duration_ms, p.completed_at_unix_ms - p.started_at_unix_ms);
+    assert.ok(p.duration_ms >= 595 && p.duration_ms < 1000, `the round waits for the timeout: ${p.duration_ms} ms`);
+    assert.equal(p.members.map((m) => [m.target_tag, m.healthy, m.error]), [
+      ['slow', true, null],
+      ['fast', true, null],
+      ['dead', false, 'PROBE_TIMEOUT: no HTTP status line within 600 ms'],
+    ]);
+    assert.ok(latency(p, 'slow') >= 249 && Number.isInteger(latency(p, 'slow')));
+    assert.ok(latency(p, 'fast') >= 19 && latency(p, 'fast') < 200);
+    assert.is(p.members[2]!.latency_ms, null);
+    assert.is(r.policy.current(), 'fast');
+    // Each member dialled the url's host and port and asked for its path.
+    for (const tag of ['slow', 'fast', 'dead']) {
+      assert.equal(r.leaves[tag]!.dialled, [{ host: 'probe.test', port: 8080 }]);
+      assert.equal(r.origins[tag]!.requests, [{ path: '/generate_204', host: 'probe.test:8080' }]);
+    }
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('a startup round that keeps the first member emits no policy.selected', async () => {
+  const r = await rig({ a: 0, b: 200 });
+  try {
+    await r.runner.start();
+    assert.equal(r.out.events.map((e) => e.event_type), ['policy.probe.completed']);
+    assert.is((r.out.events[0]!.payload as ProbeCompletedPayload).selected, 'a');
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('a faster member within the tolerance does not cause a switch; beyond it, it does', async () => {
+  const r = await rig({ a: 20, b: 200 }, { tolerance_ms: 200 });
+  try {
+    await r.runner.start();
+    assert.is(r.policy.current(), 'a');
+    r.origins.a!.delayMs = 120;
+    r.origins.b!.delayMs = 20;
+    const within = await r.runner.probe('auto');
+    assert.is(within.selected, 'a', `gain ${latency(within, 'a') - latency(within, 'b')} ms`);
+    assert.equal(r.out.ofType('policy.selected'), []);
+    r.origins.a!.delayMs = 450;
+    const beyond = await r.runner.probe('auto');
+    assert.is(beyond.selected, 'b');
+    assert.is(r.policy.current(), 'b');
+    assert.equal(r.out.ofType('policy.selected'), [{ policy_tag: 'auto', policy_kind: 'url_test', selected: 'b', previous: 'a' }]);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('an unhealthy current member is left for a healthy one whatever the tolerance', async () => {
+  const r = await rig({ a: 0, b: 100 }, { tolerance_ms: 10_000 });
+  try {
+    await r.runner.start();
+    r.origins.a!.status = 503;
+    const p = await r.runner.probe('auto');
+    assert.is(p.selected, 'b');
+    const [a] = p.members;
+    assert.equal([a!.healthy, a!.error], [false, 'PROBE_HTTP_STATUS: HTTP status 503']);
+    assert.ok(Number.isInteger(a!.latency_ms), 'a 5xx answer still has its latency');
+    assert.equal(r.out.ofType('policy.selected'), [{ policy_tag: 'auto', policy_kind: 'url_test', selected: 'b', previous: 'a' }]);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('with no healthy member the group keeps its choice and reports it', async () => {
+  const r = await rig({ a: 'never', b: 'never' }, { timeout_ms: 100 });
+  try {
+    await r.runner.start();
+    assert.equal(r.out.events.map((e) => e.event_type), ['policy.probe.completed']);
+    const p = r.out.events[0]!.payload as ProbeCompletedPayload;
+    assert.is(p.selected, 'a');
+    assert.equal(p.members.map((m) => m.healthy), [false, false]);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('scheduled rounds follow every interval_s until stop()', async () => {
+  const r = await rig({ a: 0 }, { interval_s: 0.1 });
+  try {
+    await r.runner.start();
+    await sleep(350);
+    const triggers = r.out.ofType('policy.probe.completed').map((p) => (p as ProbeCompletedPayload).trigger);
+    assert.is(triggers[0], 'startup');
+    assert.ok(triggers.length >= 2 && triggers.length <= 5, `${triggers.length} rounds`);
+    assert.ok(triggers.slice(1).every((t) => t === 'scheduled'), triggers.join());
+    await r.runner.stop();
+    const count = r.out.events.length;
+    await sleep(300);
+    assert.is(r.out.events.length, count);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('probe(tag) runs a manual round and resolves with the payload it published', async () => {
+  const r = await rig({ a: 0, b: 0 });
+  try {
+    const p = await r.runner.probe('auto');
+    assert.is(p.trigger, 'manual');
+    assert.equal(r.out.ofType('policy.probe.completed'), [p]);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('requests while a round runs join it instead of starting another', async () => {
+  const r = await rig({ a: 200, b: 200 });
+  try {
+    const startup = r.runner.start();
+    const [one, two] = await Promise.all([r.runner.probe('auto'), r.runner.probe('auto')]);
+    await startup;
+    assert.is(one, two);
+    assert.is(one.trigger, 'startup');
+    assert.is(r.out.ofType('policy.probe.completed').length, 1);
+    assert.is(r.origins.a!.requests.length, 1);
+    assert.is(r.origins.b!.requests.length, 1);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('rounds longer than the interval never overlap', async () => {
+  const r = await rig({ a: 150 }, { interval_s: 0.02 });
+  try {
+    await r.runner.start();
+    const manual = setInterval(() => void r.runner.probe('auto').catch(() => {}), 30);
+    await sleep(800);
+    clearInterval(manual);
+    assert.is(r.origins.a!.maxInFlight, 1);
+    const rounds = r.out.ofType('policy.probe.completed') as ProbeCompletedPayload[];
+    // At most the startup round plus one per 150 ms answer.
+    assert.ok(rounds.length >= 3 && rounds.length <= 7, `${rounds.length} rounds`);
+    rounds.slice(1).forEach((p, i) => assert.ok(p.started_at_unix_ms >= rounds[i]!.completed_at_unix_ms));
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('stop() aborts a running round, which publishes nothing', async () => {
+  const r = await rig({ a: 'never' }, { timeout_ms: 5000 });
+  try {
+    const startup = r.runner.start();
+    await sleep(50);
+    const t0 = Date.now();
+    await r.runner.stop();
+    await startup;
+    assert.ok(Date.now() - t0 < 1000);
+    assert.equal(r.out.events, []);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('probe() rejects a tag that is no url_test group, and any tag once stopped', async () => {
+  const r = await rig({ a: 0 });
+  try {
+    await assertRejects(r.runner.probe('direct'), 'PROBE_GROUP_NOT_FOUND');
+    await r.runner.stop();
+    await assertRejects(r.runner.probe('auto'), 'PROBE_RUNNER_STOPPED');
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('a member that is a group is probed through its current leaf', async () => {
+  const x = await Origin.start(0);
+  const y = await Origin.start(0);
+  const leafX = new OriginOutbound('x', x);
+  const leafY = new OriginOutbound('y', y);
+  const out = new Published();
+  const runner = new ProbeRunner({
+    configs: [urlTestConfig('auto', ['pick', 'y'])],
+    outbounds: outboundSet([leafX, leafY], [new SelectorPolicy('pick', ['y', 'x'], 'x'), new UrlTestPolicy('auto', ['pick', 'y'])]),
+    publish: out.publish,
+  });
+  try {
+    const p = await runner.probe('auto');
+    assert.equal(p.members.map((m) => [m.target_tag, m.healthy]), [['pick', true], ['y', true]]);
+    assert.is(x.requests.length, 1);
+    assert.is(y.requests.length, 1);
+  } finally {
+    await runner.stop();
+    await Promise.all([x.close(), y.close()]);
+  }
+});
+
+test('a selector whose choice is a url_test group routes to the group choice and reports the group tag', async () => {
+  const fast = await Origin.start(0);
+  const slow = await Origin.start(150);
+  const auto = new UrlTestPolicy('auto', ['slow', 'fast']);
+  const proxy = new SelectorPolicy('proxy', ['direct', 'auto'], 'auto');
+  const set = outboundSet([new OriginOutbound('slow', slow), new OriginOutbound('fast', fast)], [proxy, auto]);
+  const runner = new ProbeRunner({ configs: [urlTestConfig('auto', ['slow', 'fast'])], outbounds: set, publish: () => {} });
+  try {
+    assert.equal(set.resolve('proxy').selection_chain, ['proxy', 'auto', 'slow']);
+    await runner.start();
+    const { outbound, selection_chain } = set.resolve('proxy');
+    assert.equal(selection_chain, ['proxy', 'auto', 'fast']);
+    assert.is(outbound.tag, 'fast');
+    assert.is(proxy.current(), 'auto');
+  } finally {
+    await runner.stop();
+    await Promise.all([fast.close(), slow.close()]);
+  }
+});
+
+async function assertRejects(promise: Promise<unknown>, code: string): Promise<void> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.is((err as { code?: string }).code, code);
+    return;
+  }
+  assert.unreachable(`expected a rejection with ${code}`);
+}
+
+test.run();
