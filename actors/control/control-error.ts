@@ -14,6 +14,7 @@ export const CONTROL_ERRORS = {
   BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_OPERATION: { status: 400, title: 'Unknown operation' },
   CONFIG_INVALID: { status: 422, title: 'Configuration is invalid' },
+  UNAVAILABLE: { status: 503, title: 'The node is stopping' },
   INTERNAL: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -6,6 +6,8 @@ import type { BuildInfo } from '../engine/build-info.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
+import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
+import type { ProbeCompletedPayload } from '../policies/policy-events.js';
 import { ControlError } from './control-error.js';
 
 export interface RuntimeContext {
@@ -103,6 +105,18 @@ export class ControlOps {
       payload: { policy_tag: selectorTag, policy_kind: 'selector', selected: memberTag, previous },
     });
     return { policy_tag: selectorTag, selected: memberTag, previous };
+  }
+
+  /** A manual url_test round (trigger `manual`); joins a round already running. */
+  async probe(tag: string): Promise<ProbeCompletedPayload> {
+    if (!(this.engine.outbounds.policies.get(tag) instanceof UrlTestPolicy)) {
+      throw new ControlError('POLICY_NOT_FOUND', `no url_test group "${tag}"`);
+    }
+    try {
+      return await this.engine.probes.probe(tag);
+    } catch (err) {
+      throw new ControlError('UNAVAILABLE', err instanceof Error ? err.message : 'probe failed');
+    }
   }
 
   /** Sets the routing mode for the flows that start after it. */

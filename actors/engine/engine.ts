@@ -11,6 +11,9 @@ import { FlowTable } from '../flows/flow-table.js';
 import { buildInbounds } from '../inbounds/build-inbounds.js';
 import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
 import { buildOutbounds } from '../outbounds/build-outbounds.js';
+import { persistSelections } from '../policies/persist-selections.js';
+import { ProbeRunner } from '../policies/probe-runner.js';
+import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { Router } from '../router/router.js';
 import { buildSinks } from '../sinks/build-sinks.js';
@@ -43,7 +46,9 @@ export class Engine {
   readonly outbounds: OutboundSet;
   readonly inbounds: ProxyInbound[];
   readonly sinks: Sink[];
+  readonly probes: ProbeRunner;
   readonly startedAt: number;
+  private detachSelections: () => void = () => {};
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
@@ -61,6 +66,12 @@ export class Engine {
       final: config.route.final,
     });
     this.outbounds = buildOutbounds(config.outbounds);
+    this.probes = new ProbeRunner({
+      configs: config.outbounds,
+      outbounds: this.outbounds,
+      publish: (e) => this.bus.publish(e),
+      now: this.now,
+    });
     const flows: FlowEnv = {
       table: this.table,
       router: this.router,
@@ -91,11 +102,16 @@ export class Engine {
     this.wiring.add(
       tick$.subscribe(() => this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() })),
     );
+    // Restored before the inbounds open, so the first flows use the saved choices.
+    this.detachSelections = persistSelections(this.outbounds, new SelectionStore(this.config.node.state_dir), (e) =>
+      this.bus.publish(e),
+    );
     for (const inbound of this.inbounds) await inbound.start();
     this.bus.publish({
       event_type: 'engine.started',
       payload: { build_id: this.opts.build.git_hash, started_at_unix_ms: this.startedAt },
     });
+    void this.probes.start();
     this.opts.log.info({ inbounds: this.inbounds.map((i) => ({ tag: i.tag, ...i.address() })) }, 'engine started');
   }
 
@@ -112,6 +128,8 @@ export class Engine {
   private async shutdown(reason: string): Promise<void> {
     await Promise.all(this.inbounds.map((i) => i.stop()));
     await this.table.closeAll('shutdown', SHUTDOWN_FLOW_GRACE_MS);
+    await this.probes.stop();
+    this.detachSelections();
     const stoppedAt = this.now();
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
