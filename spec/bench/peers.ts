@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnGroup, stopChild, waitForPort, type Started } from './children.js';
+
+export const PEER_NAMES = ['node-pipe', 'weir', 'microsocks', 'dante'] as const;
+export type PeerName = (typeof PEER_NAMES)[number];
+
+/** A SOCKS5 server the bench can start on 127.0.0.1:port, with its files in dir. */
+export interface Peer {
+  readonly name: PeerName;
+  /** Why the peer cannot run here, or null if it can. */
+  readonly missing: string | null;
+  argv(port: number, dir: string): string[];
+}
+
+export interface RunningPeer {
+  readonly name: PeerName;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+const SEARCH_PATH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+
+function findBinary(name: string): string | null {
+  for (const dir of SEARCH_PATH) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
+function writeFile(dir: string, name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+function danteConfig(port: number, dir: string): string {
+  return [
+    `logoutput: ${path.join(dir, 'danted.log')}`,
+    `internal: 127.0.0.1 port = ${port}`,
+    'external: 127.0.0.1',
+    'clientmethod: none',
+    'socksmethod: none',
+    'user.privileged: root',
+    'user.unprivileged: nobody',
+    'client pass { from: 127.0.0.0/8 to: 127.0.0.0/8 }',
+    'socks pass { from: 127.0.0.0/8 to: 127.0.0.0/8 command: connect }',
+    '',
+  ].join('\n');
+}
+
+/** weir with flow tracking, events and a JSONL sink on, as the issue asks. */
+function weirConfig(port: number, dir: string): string {
+  const config = {
+    node: { id: 'bench', state_dir: dir },
+    log: { level: 'warn' },
+    control: { listen: '127.0.0.1:0', api_key: 'bench-key-0123456789' },
+    inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }],
+    outbounds: [{ type: 'direct', tag: 'direct' }],
+    route: { final: 'direct' },
+    event_sinks: [{ type: 'jsonl', tag: 'archive', path: path.join(dir, 'events.jsonl') }],
+  };
+  return JSON.stringify(config, null, 2);
+}
+
+/** The peers in PEER_NAMES order; repoRoot holds dist/. */
+export function peers(repoRoot: string): Peer[] {
+  const rawRelay = fileURLToPath(new URL('./raw-relay.js', import.meta.url));
+  const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
+  const microsocks = findBinary('microsocks');
+  const danted = findBinary('danted');
+  return [
+    { name: 'node-pipe', missing: null, argv: (port) => [process.execPath, rawRelay, String(port)] },
+    {
+      name: 'weir',
+      missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
+      argv: (port, dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port, dir))],
+    },
+    {
+      name: 'microsocks',
+      missing: microsocks ? null : 'not installed (apt-get install microsocks)',
+      argv: (port) => [microsocks ?? 'microsocks', '-i', '127.0.0.1', '-p', String(port)],
+    },
+    {
+      name: 'dante',
+      missing: danted ? null : 'not installed (apt-get install dante-server)',
+      argv: (port, dir) => [
+        danted ?? 'danted',
+        '-f',
+        writeFile(dir, 'danted.conf', danteConfig(port, dir)),
+        '-p',
+        path.join(dir, 'danted.pid'),
+      ],
+    },
+  ];
+}
+
+/** Starts a peer on a fresh loopback port, in its own directory under root, and waits until it accepts. */
+export async function startPeer(peer: Peer, root: string, timeoutMs: number): Promise<RunningPeer> {
+  const dir = fs.mkdtempSync(path.join(root, `${peer.name}-`));
+  fs.chmodSync(dir, 0o755);
+  const port = await freePort();
+  const started: Started = spawnGroup(peer.name, peer.argv(port, dir));
+  try {
+    await waitForPort(started, port, timeoutMs);
+  } catch (error) {
+    await stopChild(started);
+    throw error;
+  }
+  return { name: peer.name, port, pid: started.pid, stop: () => stopChild(started) };
+}

@@ -1,0 +1,37 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { formatTable, median, summarize, type Samples } from './report.js';
+
+test('median takes the middle value, or the mean of the two middle values', () => {
+  assert.is(median([5, 1, 3]), 3);
+  assert.is(median([4, 1, 3, 2]), 2.5);
+});
+
+test('ratios are taken against the raw Node relay median', () => {
+  const samples: Samples = { throughput: { 'node-pipe': [4, 6, 5], dante: [10, 10, 10] }, rate: {}, idle: {} };
+  const summary = summarize(samples);
+  assert.equal(summary.throughput.peers.dante, { samples: [10, 10, 10], median: 10, ratio: 2 });
+  assert.is(summary.throughput.weir, null);
+});
+
+test('weir passes at exactly the target and misses just beyond it', () => {
+  const at: Samples = { throughput: { 'node-pipe': [10], weir: [9] }, rate: { 'node-pipe': [10], weir: [8] }, idle: { 'node-pipe': [10], weir: [20] } };
+  const summary = summarize(at);
+  assert.equal(summary.throughput.weir, { target: '≥0.9×', pass: true });
+  assert.equal(summary.rate.weir, { target: '≥0.8×', pass: true });
+  assert.equal(summary.idle.weir, { target: '≤2×', pass: true });
+  const beyond: Samples = { throughput: { 'node-pipe': [10], weir: [8.9] }, rate: { 'node-pipe': [10], weir: [7.9] }, idle: { 'node-pipe': [10], weir: [20.1] } };
+  const missed = summarize(beyond);
+  assert.is(missed.throughput.weir?.pass, false);
+  assert.is(missed.rate.weir?.pass, false);
+  assert.is(missed.idle.weir?.pass, false);
+});
+
+test('the table shows median, range, ratio and verdict of weir', () => {
+  const samples: Samples = { throughput: {}, rate: { 'node-pipe': [3000, 3400], weir: [2000, 2400, 2600] }, idle: {} };
+  const lines = formatTable(summarize(samples)).split('\n');
+  assert.equal(lines.length, 3);
+  assert.match(lines[2] ?? '', /^\s+weir\s+2400\s+2000–2600\s+3\s+0\.75×\s+≥0\.8×\s+MISS$/);
+});
+
+test.run();
