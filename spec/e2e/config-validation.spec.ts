@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freePort } from '../support/free-port.js';
+import { e2eConfig } from '../support/node-config.js';
+import { tempDir } from '../support/temp-dir.js';
+import { runWeir } from '../support/weir-bin.js';
+
+const dir = tempDir();
+
+function writeConfig(name: string, config: unknown): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** One problem of each kind validation must find: unknown type, duplicate tag, unknown tag, cycle. */
+const BAD = {
+  node: { id: 'bad', state_dir: path.join(dir, 'state') },
+  control: { listen: '127.0.0.1:0', api_key: 'k' },
+  inbounds: [
+    { type: 'socks', tag: 'in', port: 1080 },
+    { type: 'http', tag: 'in', port: 1081 },
+    { type: 'ftp', tag: 'ftp-in', port: 21 },
+  ],
+  outbounds: [
+    { type: 'direct', tag: 'direct' },
+    { type: 'selector', tag: 'a', members: ['b'] },
+    { type: 'selector', tag: 'b', members: ['a', 'direct'] },
+  ],
+  route: { rules: [{ domain: ['x.test'], outbound: 'nowhere' }], final: 'direct' },
+};
+
+const EXPECTED_LINES = [
+  'inbounds[2].type: unknown inbound type "ftp" (allowed: socks, http, mixed)',
+  'inbounds[1].tag: duplicate tag "in" (first used at inbounds[0])',
+  'route.rules[0].outbound: unknown tag "nowhere"',
+  'outbounds[1].members[0]: reference cycle "a" -> "b" -> "a"',
+];
+
+function problemLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('  '))
+    .map((line) => line.trim());
+}
+
+test('validate rejects an invalid config with every problem and its JSON path', async () => {
+  const file = writeConfig('bad.json', BAD);
+  const res = await runWeir(['validate', file]);
+  assert.is(res.code, 1);
+  assert.is(res.stderr.split('\n')[0], `${file}: invalid configuration (4 problems)`);
+  assert.equal(problemLines(res.stderr).sort(), [...EXPECTED_LINES].sort());
+});
+
+test('run refuses the same invalid config with the same problem lines and starts nothing', async () => {
+  const file = writeConfig('bad.json', BAD);
+  const [validated, ran] = await Promise.all([runWeir(['validate', file]), runWeir(['run', '-c', file])]);
+  assert.is(ran.code, 1);
+  assert.is(ran.stderr, validated.stderr, 'run prints what validate prints');
+  assert.not.ok(fs.existsSync(path.join(dir, 'state', 'events.jsonl')), 'no sink was opened');
+});
+
+test('validate --json lists the problems as path and message', async () => {
+  const res = await runWeir(['validate', '--json', writeConfig('bad.json', BAD)]);
+  assert.is(res.code, 1);
+  const body = JSON.parse(res.stdout) as { valid: boolean; problems: { path: string; message: string }[] };
+  assert.is(body.valid, false);
+  assert.equal(body.problems.map((p) => `${p.path}: ${p.message}`).sort(), [...EXPECTED_LINES].sort());
+});
+
+test('validate accepts a valid config with exit 0', async () => {
+  const stateDir = tempDir();
+  const file = writeConfig('good.json', e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: await freePort() }] }));
+  const res = await runWeir(['validate', file]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.stdout, `${file}: valid\n`);
+  assert.is(res.stderr, '');
+});
+
+test('run and validate report a missing config file the same way', async () => {
+  const file = path.join(dir, 'missing.json');
+  const [validated, ran] = await Promise.all([runWeir(['validate', file]), runWeir(['run', '-c', file])]);
+  assert.is(validated.code, 1);
+  assert.is(ran.code, 1);
+  assert.is(ran.stderr, validated.stderr);
+  assert.match(validated.stderr, /ENOENT/);
+});
+
+test.run();

@@ -1,0 +1,79 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { curl } from '../support/curl.js';
+import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { closedConnection } from '../support/origin.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+import { assertDirectBytes } from '../support/relay-bytes.js';
+
+const INBOUND = { tag: 'http-in', protocol: 'http' };
+const DAVE_PW = 'dave-Pw-9a71f0d3';
+const GUARDED = { tag: 'http-auth', protocol: 'http' };
+
+const setup = proxyFixture(test, {
+  inbounds: [
+    { type: 'http', tag: INBOUND.tag },
+    { type: 'http', tag: GUARDED.tag, users: [{ username: 'dave', password: DAVE_PW }] },
+  ],
+});
+
+test('tunnels a curl request through HTTP CONNECT as one direct_relayed flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const path = '/bytes/5000?case=http-connect';
+  const res = await curl(['-p', '-x', `http://${proxy(INBOUND.tag)}`, origin.url(path)]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.body.length, 5000);
+
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: INBOUND,
+    auth: NO_AUTH,
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
+});
+
+test('authenticates a CONNECT with HTTP basic credentials', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const path = '/bytes/64?case=http-connect-auth';
+  const res = await curl(['-p', '-x', `http://dave:${DAVE_PW}@${proxy(GUARDED.tag)}`, origin.url(path)]);
+  assert.is(res.code, 0, res.stderr);
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: GUARDED,
+    auth: { scheme: 'http_basic', principal_key: 'dave', attributes: { username: 'dave' } },
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
+});
+
+test('refuses a CONNECT without credentials with 407 and no flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const refused = await curl(['-p', '-x', `http://${proxy(GUARDED.tag)}`, origin.url('/bytes/1')]);
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stderr, /407/);
+  const ok = await curl(['-p', '-x', `http://${proxy(INBOUND.tag)}`, origin.url('/bytes/1?case=after-407')]);
+  assert.is(ok.code, 0, ok.stderr);
+  // The good request is the only new flow: the 407 opened none.
+  await nextFlow(events, known);
+});
+
+test('writes a sink file of valid envelopes with every flow complete, without the password', async () => {
+  const { node, events } = await setup();
+  const all = await stopAndAudit(node, events);
+  assert.not.ok(JSON.stringify(all).includes(DAVE_PW));
+  assert.not.ok(node.stdout().includes(DAVE_PW) || node.stderr().includes(DAVE_PW));
+});
+
+test.run();

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { curl } from '../support/curl.js';
+import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow, nextFlows } from '../support/flow-lifecycle.js';
+import { closedConnection } from '../support/origin.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+import { assertDirectBytes } from '../support/relay-bytes.js';
+
+const OPEN = { tag: 'http-in', protocol: 'http' };
+const GUARDED = { tag: 'http-auth', protocol: 'http' };
+const CAROL_PW = 'carol-Pw-0c94be27';
+const CAROL_BASIC = Buffer.from(`carol:${CAROL_PW}`).toString('base64');
+
+const setup = proxyFixture(test, {
+  inbounds: [
+    { type: 'http', tag: OPEN.tag },
+    { type: 'http', tag: GUARDED.tag, users: [{ username: 'carol', password: CAROL_PW }] },
+  ],
+});
+
+test('forwards a plain HTTP request through the HTTP proxy as one direct_relayed flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const path = '/bytes/3000?case=http-plain';
+  const res = await curl(['-x', `http://${proxy(OPEN.tag)}`, origin.url(path)]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.body.length, 3000);
+
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: OPEN,
+    auth: NO_AUTH,
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path), 'forward');
+});
+
+test('makes each request on a keep-alive client connection its own flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const [a, b] = ['/bytes/100?case=keepalive-1', '/bytes/200?case=keepalive-2'];
+  const res = await curl(['-x', `http://${proxy(OPEN.tag)}`, origin.url(a), origin.url(b)]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.body.length, 300);
+
+  const flows = await nextFlows(events, known, 2);
+  const records = flows.map((f) => recordOf(f.completed));
+  assert.is(records[0]!.source!.port, records[1]!.source!.port, 'one client connection carried both');
+  assertDirectBytes(records[0]!, await closedConnection(origin, a), 'forward');
+  assertDirectBytes(records[1]!, await closedConnection(origin, b), 'forward');
+});
+
+test('authenticates HTTP basic proxy credentials as http_basic with the username as principal_key', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const path = '/bytes/512?case=http-basic';
+  const res = await curl(['-x', `http://carol:${CAROL_PW}@${proxy(GUARDED.tag)}`, origin.url(path)]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.body.length, 512);
+
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: GUARDED,
+    auth: { scheme: 'http_basic', principal_key: 'carol', attributes: { username: 'carol' } },
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path), 'forward');
+});
+
+test('answers 407 with a Basic challenge to missing or wrong credentials, without a flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  for (const creds of ['', 'carol:wrong@']) {
+    const res = await curl(['-x', `http://${creds}${proxy(GUARDED.tag)}`, '-D', '-', '-o', '/dev/null', origin.url('/bytes/1')]);
+    const head = res.body.toString();
+    assert.match(head, /^HTTP\/1\.1 407 /, `status for "${creds}"`);
+    assert.match(head, /\r\nProxy-Authenticate: Basic realm="weir"\r\n/i);
+  }
+  const ok = await curl(['-x', `http://carol:${CAROL_PW}@${proxy(GUARDED.tag)}`, origin.url('/bytes/1?case=after-407')]);
+  assert.is(ok.code, 0, ok.stderr);
+  // The good request is the only new flow: the 407 answers opened none.
+  const flow = await nextFlow(events, known);
+  assert.is(flow.completed.principal_key, 'carol');
+});
+
+test('never writes the password or its Basic encoding to the sink file, stdout or stderr', async () => {
+  const { node, events } = await setup();
+  await stopAndAudit(node, events);
+  const outputs = { sink: fs.readFileSync(events, 'utf8'), stdout: node.stdout(), stderr: node.stderr() };
+  for (const [where, text] of Object.entries(outputs)) {
+    assert.not.ok(text.includes(CAROL_PW), `${where} holds the password`);
+    assert.not.ok(text.includes(CAROL_BASIC), `${where} holds the Basic credentials`);
+  }
+});
+
+test.run();

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { curl } from '../support/curl.js';
+import { DIRECT, FINAL_DIRECT, assertFlow, recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { closedConnection } from '../support/origin.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+import { assertDirectBytes } from '../support/relay-bytes.js';
+
+const INBOUND = { tag: 'socks-auth', protocol: 'socks' };
+// Distinctive, so a leak anywhere in the node's output is found by a plain search.
+const ALICE_PW = 'alice-Pw-7f3e9c1b';
+const BOB_PW = 'bob-Pw-52d0aa8e';
+
+const setup = proxyFixture(test, {
+  inbounds: [
+    {
+      type: 'socks',
+      tag: INBOUND.tag,
+      users: [
+        { username: 'alice', password: { env: 'E2E_ALICE_PW' } },
+        { username: 'bob', password: BOB_PW, principal: 'team-b' },
+      ],
+    },
+  ],
+  env: { E2E_ALICE_PW: ALICE_PW },
+});
+
+test('relays through SOCKS5 with username/password and keys the flow by the username', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const path = '/bytes/2048?case=socks5-alice';
+  const res = await curl(['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', `alice:${ALICE_PW}`, origin.url(path)]);
+  assert.is(res.code, 0, res.stderr);
+  assert.is(res.body.length, 2048);
+
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: INBOUND,
+    auth: { scheme: 'socks5', principal_key: 'alice', attributes: { username: 'alice' } },
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
+});
+
+test('uses a configured principal instead of the username as principal_key', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const res = await curl(['-x', `socks5h://bob:${BOB_PW}@${proxy(INBOUND.tag)}`, origin.url('/bytes/16?case=socks5-bob')]);
+  assert.is(res.code, 0, res.stderr);
+  const flow = await nextFlow(events, known);
+  assert.is(flow.completed.principal_key, 'team-b');
+  assert.equal(flow.completed.payload['auth'], { scheme: 'socks5', principal_key: 'team-b', attributes: { username: 'bob' } });
+});
+
+test('refuses a wrong password or no credentials without opening a flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const wrong = await curl(['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', 'alice:not-the-password', origin.url('/bytes/1')]);
+  assert.is.not(wrong.code, 0, 'curl fails on a wrong password');
+  const none = await curl(['--socks5-hostname', proxy(INBOUND.tag), origin.url('/bytes/1')]);
+  assert.is.not(none.code, 0, 'curl fails without credentials');
+  // nextFlow checks that this good request is the only new flow: the refusals made none.
+  const ok = await curl(['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', `alice:${ALICE_PW}`, origin.url('/bytes/1?case=after')]);
+  assert.is(ok.code, 0, ok.stderr);
+  const flow = await nextFlow(events, known);
+  assert.is(flow.completed.principal_key, 'alice');
+});
+
+test('never writes a password to the sink file, stdout or stderr', async () => {
+  const { node, events } = await setup();
+  await stopAndAudit(node, events);
+  const outputs = { sink: fs.readFileSync(events, 'utf8'), stdout: node.stdout(), stderr: node.stderr() };
+  for (const [where, text] of Object.entries(outputs)) {
+    for (const secret of [ALICE_PW, BOB_PW]) assert.not.ok(text.includes(secret), `${where} holds a password`);
+  }
+  assert.ok(outputs.sink.includes('"principal_key":"alice"'), 'the sink holds alice\'s flows');
+});
+
+test.run();

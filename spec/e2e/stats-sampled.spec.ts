@@ -1,0 +1,130 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { FlowRecord, StatsSnapshot } from '../../streams/contract.js';
+import { stopAndAudit } from '../support/audit.js';
+import { curl } from '../support/curl.js';
+import { recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { freePort } from '../support/free-port.js';
+import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+
+const INBOUND = { tag: 'socks-in', protocol: 'socks' };
+
+const setup = proxyFixture(test, {
+  inbounds: [{ type: 'socks', tag: INBOUND.tag }],
+  rules: [{ domain_suffix: ['blocked.test'], outbound: 'block' }],
+});
+
+const STATS_KEYS = [
+  'active_sessions',
+  'blocked_sessions',
+  'bytes_down',
+  'bytes_up',
+  'chained_sessions',
+  'completed_sessions',
+  'direct_sessions',
+  'failed_sessions',
+  'total_started',
+  'udp_upstream',
+];
+const UDP_KEYS = [
+  'active_associations',
+  'closed_associations',
+  'created_associations',
+  'dropped_associations',
+  'failed_association_attempts',
+  'idle_timeouts',
+  'packets_received',
+  'packets_sent',
+  'recv_failures',
+  'reused_associations',
+  'send_failures',
+];
+
+function stats(e: JsonEnvelope): StatsSnapshot {
+  return e.payload as unknown as StatsSnapshot;
+}
+
+test('samples the statistics snapshot about every second with every field', async () => {
+  const { events } = await setup();
+  const all = await waitForEvents(events, (es) => ofType(es, 'stats.sampled').length >= 3, 5000, 'three stats.sampled');
+  const samples = ofType(all, 'stats.sampled');
+  for (const s of samples) {
+    assert.equal(Object.keys(s.payload).sort(), STATS_KEYS, 'statistics fields');
+    assert.equal(Object.keys(stats(s).udp_upstream).sort(), UDP_KEYS, 'udp_upstream counters');
+    const numbers = [...STATS_KEYS.filter((k) => k !== 'udp_upstream').map((k) => s.payload[k]), ...Object.values(stats(s).udp_upstream)];
+    for (const n of numbers) assert.ok(Number.isInteger(n) && (n as number) >= 0, `a non-negative integer: ${String(n)}`);
+    assert.is(s.principal_key, null);
+  }
+  for (let i = 1; i < samples.length; i++) {
+    const gap = samples[i]!.occurred_at_unix_ms - samples[i - 1]!.occurred_at_unix_ms;
+    assert.ok(gap >= 600 && gap <= 1800, `stats.sampled ${gap} ms apart`);
+  }
+});
+
+test('counts direct, blocked and failed sessions and the relayed bytes', async () => {
+  const { origin, events, proxy } = await setup();
+  const via = ['--socks5-hostname', proxy(INBOUND.tag)];
+  const known = knownFlows(events);
+  const ok = await curl([...via, origin.url('/bytes/7777?case=stats')]);
+  assert.is(ok.code, 0, ok.stderr);
+  const direct = recordOf((await nextFlow(events, known)).completed);
+  await curl([...via, 'http://ads.blocked.test/']);
+  await curl([...via, `http://127.0.0.1:${await freePort()}/`]);
+
+  const completedBy = (es: JsonEnvelope[]): number => ofType(es, 'flow.completed').length;
+  const after = await waitForEvents(
+    events,
+    (es) => {
+      const last = ofType(es, 'stats.sampled').at(-1);
+      return last !== undefined && completedBy(es.filter((e) => e.sequence < last.sequence)) === 3;
+    },
+    5000,
+    'a stats.sampled after the three flows',
+  );
+  const snapshot = stats(ofType(after, 'stats.sampled').at(-1)!);
+  const records = ofType(after, 'flow.completed').map(recordOf);
+  const sum = (f: (r: FlowRecord) => number): number => records.reduce((n, r) => n + f(r), 0);
+  const { udp_upstream: udp, ...counters } = snapshot;
+  assert.equal(
+    counters,
+    {
+      active_sessions: 0,
+      total_started: 3,
+      completed_sessions: 3,
+      failed_sessions: 1,
+      blocked_sessions: 1,
+      direct_sessions: 1,
+      chained_sessions: 0,
+      bytes_up: sum((r) => r.traffic.bytes_up),
+      bytes_down: sum((r) => r.traffic.bytes_down),
+    },
+  );
+  assert.is(snapshot.bytes_down, direct.traffic.bytes_down, 'only the direct flow moved bytes');
+  assert.ok(Object.values(udp).every((n) => n === 0), 'no UDP yet');
+});
+
+test('counts an open tunnel as an active session', async () => {
+  const { origin, events, proxy } = await setup();
+  const seen = ofType(readJsonl(events), 'stats.sampled').length;
+  // Open for 1.8 s: at least one 1 s sample falls inside.
+  const pending = curl(['--socks5-hostname', proxy(INBOUND.tag), origin.url('/silent?case=stats-active')], 1800);
+  const during = await waitForEvents(
+    events,
+    (es) => ofType(es, 'stats.sampled').slice(seen).some((s) => stats(s).active_sessions === 1),
+    4000,
+    'a stats.sampled with the open tunnel',
+  );
+  const sample = stats(ofType(during, 'stats.sampled').slice(seen).find((s) => stats(s).active_sessions === 1)!);
+  assert.is(sample.total_started, 4);
+  assert.is(sample.completed_sessions, 3);
+  await pending;
+});
+
+test('writes a sink file of valid envelopes with every flow complete', async () => {
+  const { node, events } = await setup();
+  await stopAndAudit(node, events);
+});
+
+test.run();

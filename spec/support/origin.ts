@@ -1,0 +1,110 @@
+import http from 'node:http';
+import { waitFor } from './wait-for.js';
+import type net from 'node:net';
+
+/** One TCP connection the origin accepted, with the bytes it moved on its socket. */
+export interface OriginConnection {
+  /** Request targets (path and query) served on this connection, in order. */
+  paths: string[];
+  /** Everything the origin wrote: status lines, headers and bodies. */
+  readonly bytesWritten: number;
+  /** Everything the origin read: request lines, headers and bodies. */
+  readonly bytesRead: number;
+  readonly closed: boolean;
+}
+
+export interface Origin {
+  port: number;
+  /** `http://127.0.0.1:<port><path>` */
+  url(path: string): string;
+  connections(): OriginConnection[];
+  /** The connection that served `path` (exact request target); undefined if none did. */
+  connectionFor(path: string): OriginConnection | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP origin on 127.0.0.1 with answers of known size. Routes (any query is
+ * ignored except where named, so tests can make each target unique):
+ * - `/bytes/N`: 200 with an N-byte body;
+ * - `/silent`: 200 and a 6-byte chunk, then nothing, never ending;
+ * - `/trickle?chunks=C&size=S&every_ms=T`: C chunks of S bytes, one every T ms.
+ */
+export async function startOrigin(): Promise<Origin> {
+  const conns: { socket: net.Socket; info: OriginConnection }[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://origin');
+    conns.find((c) => c.socket === req.socket)?.info.paths.push(req.url ?? '');
+    const bytes = /^\/bytes\/(\d+)$/.exec(url.pathname);
+    if (bytes) return sendBytes(res, Number(bytes[1]));
+    if (url.pathname === '/silent') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('hello\n');
+      return;
+    }
+    if (url.pathname === '/trickle') return trickle(res, url.searchParams);
+    res.writeHead(404, { 'Content-Length': '0' }).end();
+  });
+  server.on('connection', (socket) => {
+    const info: OriginConnection = {
+      paths: [],
+      get bytesWritten() {
+        return socket.bytesWritten;
+      },
+      get bytesRead() {
+        return socket.bytesRead;
+      },
+      get closed() {
+        return socket.closed;
+      },
+    };
+    conns.push({ socket, info });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A spec that failed before close() must not keep the runner alive.
+  server.unref();
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    connections: () => conns.map((c) => c.info),
+    connectionFor: (path) => conns.find((c) => c.info.paths.includes(path))?.info,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function sendBytes(res: http.ServerResponse, n: number): void {
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(n) });
+  res.end(Buffer.alloc(n, 'x'));
+}
+
+function trickle(res: http.ServerResponse, params: URLSearchParams): void {
+  const chunks = Number(params.get('chunks') ?? 10);
+  const size = Number(params.get('size') ?? 1000);
+  const every = Number(params.get('every_ms') ?? 250);
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(chunks * size) });
+  let sent = 0;
+  const timer = setInterval(() => {
+    res.write(Buffer.alloc(size, 't'));
+    if (++sent < chunks) return;
+    clearInterval(timer);
+    res.end();
+  }, every);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** Waits until the connection that served `path` has closed, so its byte counts are final. */
+export function closedConnection(origin: Origin, path: string, timeoutMs = 3000): Promise<OriginConnection> {
+  return waitFor(
+    () => {
+      const conn = origin.connectionFor(path);
+      return conn?.closed ? conn : undefined;
+    },
+    timeoutMs,
+    `the origin connection of ${path} to close`,
+  );
+}

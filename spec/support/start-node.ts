@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { reap } from './child-reaper.js';
+import { bootSlot } from './start-slots.js';
+import { tempDir } from './temp-dir.js';
+import { WEIR_BIN } from './weir-bin.js';
+
+export interface StartNodeOptions {
+  /** Extra environment, e.g. the variables `{ "env": NAME }` secrets name. */
+  env?: Record<string, string>;
+  /** Bound on the wait for every inbound port to accept, from the spawn. @defaultValue 30000 */
+  readyTimeoutMs?: number;
+}
+
+export interface WeirNode {
+  pid: number;
+  /** node.state_dir of the config (a temp dir when the config has none). */
+  stateDir: string;
+  configPath: string;
+  /** Inbound tag → listening port, as the config gives them. */
+  ports: Record<string, number>;
+  stdout(): string;
+  stderr(): string;
+  /** Sends `signal` and resolves with the exit code (SIGKILL after 10 s: then null). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+interface InboundLiteral {
+  tag: string;
+  listen?: string;
+  port: number;
+}
+
+/**
+ * Writes `config` to a file, starts `weir run -c file` and resolves once every inbound
+ * port accepts a connection. The child is killed when the test process exits.
+ */
+export async function startNode(config: Record<string, unknown>, opts: StartNodeOptions = {}): Promise<WeirNode> {
+  const stateDir = (config['node'] as { state_dir?: string } | undefined)?.state_dir ?? tempDir();
+  fs.mkdirSync(stateDir, { recursive: true });
+  const configPath = path.join(stateDir, 'weir.json');
+  fs.writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const inbounds = (config['inbounds'] as InboundLiteral[] | undefined) ?? [];
+
+  const release = await bootSlot();
+  const child = spawn(process.execPath, [WEIR_BIN, 'run', '-c', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env },
+  });
+  reap(child);
+  // Unreferenced, so a node a failed test left running cannot hold the runner open;
+  // every wait below is bounded by a timer, which keeps the loop alive meanwhile.
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // 'close' comes after the output pipes are drained, so stdout() is complete then.
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+
+  const node: WeirNode = {
+    pid: child.pid!,
+    stateDir,
+    configPath,
+    ports: Object.fromEntries(inbounds.map((i) => [i.tag, i.port])),
+    stdout: () => out,
+    stderr: () => err,
+    stop: (signal = 'SIGTERM') => stopChild(child, exit, signal),
+    kill9: async () => {
+      await stopChild(child, exit, 'SIGKILL');
+    },
+  };
+  try {
+    await waitUntilListening(child, inbounds, opts.readyTimeoutMs ?? 30_000);
+  } catch (error) {
+    await node.kill9();
+    throw new Error(`${(error as Error).message}\nstdout: ${out}\nstderr: ${err}`, { cause: error });
+  } finally {
+    release();
+  }
+  return node;
+}
+
+async function stopChild(child: ChildProcess, exit: Promise<number | null>, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return exit;
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const code = await exit;
+  clearTimeout(timer);
+  return code;
+}
+
+async function waitUntilListening(child: ChildProcess, inbounds: readonly InboundLiteral[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = [...inbounds];
+  while (pending.length > 0) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`weir exited (code ${child.exitCode}, signal ${child.signalCode}) before listening`);
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`weir did not listen on ${pending.map((i) => `${i.tag}:${i.port}`).join(', ')} within ${timeoutMs} ms`);
+    }
+    const inbound = pending[0]!;
+    if (await accepts(inbound.listen ?? '127.0.0.1', inbound.port)) pending.shift();
+    else await sleep(50);
+  }
+}
+
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
