@@ -1,9 +1,7 @@
 import path from 'node:path';
 import { defaultConfig, ensureApiKey, loadConfigFile, parseConfig, type ConfigResult } from '../../actors/config/load-config.js';
-import { buildInfo } from '../../actors/engine/build-info.js';
-import { Engine } from '../../actors/engine/engine.js';
-import { createLogger } from '../../actors/engine/logger.js';
 import { EXIT } from '../exit-codes.js';
+import { startNodeRuntime, type NodeRuntime } from '../node-runtime.js';
 import { printProblems } from './validate.js';
 
 /** Where `weir run` without a config keeps its state. */
@@ -26,15 +24,11 @@ export async function runCommand(configFile: string | undefined): Promise<number
     printProblems(source, result.problems);
     return EXIT.failure;
   }
-  const config = result.config;
-  const { log } = createLogger({ level: config.log.level, file: config.log.file });
-  const engine = new Engine({ config, log, build: buildInfo() });
+  let node: NodeRuntime;
   try {
-    await engine.start();
+    node = await startNodeRuntime(result.config, configFile ? path.resolve(configFile) : null);
   } catch (err) {
-    log.fatal({ err }, 'engine failed to start');
     process.stderr.write(`weir: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
-    await engine.stop('start_failed');
     return EXIT.failure;
   }
   return new Promise<number>((resolve) => {
@@ -43,9 +37,12 @@ export async function runCommand(configFile: string | undefined): Promise<number
       // A second Ctrl+C does not wait for the graceful stop.
       if (signalled) process.exit(EXIT.failure);
       signalled = true;
-      engine.stop('signal').then(
+      node.stop('signal').then(
         () => resolve(EXIT.ok),
-        () => resolve(EXIT.failure),
+        (err: unknown) => {
+          node.log.error({ err }, 'stop failed');
+          resolve(EXIT.failure);
+        },
       );
     };
     process.on('SIGINT', onSignal);

@@ -1,0 +1,73 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { WeirConfig } from '../actors/config/schema.js';
+import { ControlOps } from '../actors/control/control-ops.js';
+import { buildInfo } from '../actors/engine/build-info.js';
+import { Engine } from '../actors/engine/engine.js';
+import { createLogger } from '../actors/engine/logger.js';
+import { writeConnectorState } from '../actors/sinks/connector-state-file.js';
+import { startHttpControl, type HttpControl } from '../http/control-server.js';
+import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
+import { parseListen } from '../actors/config/schema-control.js';
+
+/** How often the connector state is saved for `weir connector state` run offline. */
+const CONNECTOR_STATE_EVERY_MS = 2000;
+
+export interface NodeRuntime {
+  engine: Engine;
+  log: Logger;
+  stop(reason: string): Promise<void>;
+}
+
+/**
+ * Assembles one node: logger, engine, control operations and their two transports
+ * (HTTP with SSE/WebSocket, IPC). Stops in the reverse order, so live consumers see
+ * engine.stopped before their streams end.
+ */
+export async function startNodeRuntime(config: WeirConfig, configPath: string | null): Promise<NodeRuntime> {
+  const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
+  const build = buildInfo();
+  const engine = new Engine({ config, log, build });
+  const ops = new ControlOps(engine, {
+    build,
+    configPath,
+    logFiles: log_files,
+    getLogLevel: () => log.level,
+    setLogLevel: (level) => {
+      log.level = level;
+    },
+  });
+  let http: HttpControl | null = null;
+  let ipc: IpcServer | null = null;
+  const saveConnectorState = (): Promise<void> =>
+    writeConnectorState(config.node.state_dir, ops.sinks()).catch((err: unknown) => log.warn({ err }, 'connector state not saved'));
+  const timer = setInterval(() => void saveConnectorState(), CONNECTOR_STATE_EVERY_MS);
+  timer.unref();
+
+  const stop = async (reason: string): Promise<void> => {
+    clearInterval(timer);
+    await engine.stop(reason);
+    await Promise.all([http?.close(), ipc?.close()]);
+    await saveConnectorState();
+  };
+  try {
+    await engine.start();
+    http = await startHttpControl(ops, {
+      listen: parseListen(config.control.listen) ?? { host: '127.0.0.1', port: 9090 },
+      apiKey: config.control.api_key,
+      healthRequiresKey: config.control.health_requires_key,
+      maxBodyBytes: config.control.max_body_bytes,
+      log,
+    });
+    ipc = await startIpcServer(ops, {
+      path: config.control.ipc ?? path.join(config.node.state_dir, 'weir.sock'),
+      log,
+      publish: (event) => engine.bus.publish(event),
+    });
+  } catch (err) {
+    await stop('start_failed');
+    throw err;
+  }
+  log.info({ control: http.address(), ipc: ipc.path }, 'control plane listening');
+  return { engine, log, stop };
+}
