@@ -1,47 +1,84 @@
 #!/usr/bin/env node
 import meow from 'meow';
-import { buildInfoCommand } from './commands/build-info.js';
-import { runCommand } from './commands/run.js';
-import { validateCommand } from './commands/validate.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
 
 const HELP = `
   Usage
-    $ weir run [-c FILE]              run the node in the foreground (built-in default without -c)
-    $ weir validate <config_file>     check a configuration file
-    $ weir build-info [--json]        git_hash, features, build_profile, binary_sha256
+    $ weir run [-c FILE]                       run the node in the foreground (built-in default without -c)
+    $ weir validate <config_file>              check a configuration file
+    $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
+    $ weir status [--json]                     the running node: version, uptime, mode, log_level, log_files
+    $ weir flows [--json]                      the active flows
+    $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
+    $ weir events                              flow.snapshot, then live events as JSON lines (Ctrl+C ends)
+    $ weir policies [--json]                   selectors and url_test groups with their current choice
+    $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
+    $ weir mode rule                           route by the rules
+    $ weir mode global <target_tag>            route every new flow to one outbound
+    $ weir connector state [--json] <config_file>
+                                               last known sink state, offline (no node needed)
 
   Options
-    -c, --config FILE   configuration file (run)
+    -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
+    --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+
+  Exit codes
+    0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
 `;
 
 const cli = meow(HELP, {
   importMeta: import.meta,
   flags: {
     config: { type: 'string', shortFlag: 'c' },
+    ipc: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 
+// Each command is imported when it runs: a client command then starts without loading
+// the engine, the config schema and the logger that only `run` needs.
 async function main(): Promise<number> {
   const [command, ...args] = cli.input;
+  const flags = cli.flags;
   switch (command) {
     case 'run':
-      return runCommand(cli.flags.config);
+      return (await import('./commands/run.js')).runCommand(flags.config);
     case 'validate':
-      return validateCommand(args, cli.flags.json);
+      return (await import('./commands/validate.js')).validateCommand(args, flags.json);
     case 'build-info':
-      return buildInfoCommand(cli.flags.json);
+      return (await import('./commands/build-info.js')).buildInfoCommand(flags.json);
+    case 'status':
+      return (await import('./commands/status.js')).statusCommand(flags);
+    case 'flows':
+      return (await import('./commands/flows.js')).flowsCommand(args, flags);
+    case 'events':
+      return (await import('./commands/events.js')).eventsCommand(args, flags);
+    case 'policies':
+      return (await import('./commands/policies.js')).policiesCommand(flags);
+    case 'select':
+      return (await import('./commands/select.js')).selectCommand(args, flags);
+    case 'mode':
+      return (await import('./commands/mode.js')).modeCommand(args, flags);
+    case 'connector':
+      return (await import('./commands/connector-state.js')).connectorCommand(args, flags.json);
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }
+}
+
+function exitCodeOf(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof NodeUnreachableError) return EXIT.unreachable;
+  if (err instanceof NodeRefusedError) return EXIT.refused;
+  return EXIT.failure;
 }
 
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`weir: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(err instanceof UsageError ? EXIT.usage : EXIT.failure);
+    process.exit(exitCodeOf(err));
   },
 );

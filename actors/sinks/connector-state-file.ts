@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ConnectorState } from '../contracts/sink.js';
+
+/** The last known state of every sink, kept so `weir connector state` works offline. */
+const CONNECTOR_STATE_FILE = 'connector-state.json';
+
+const connectorStateSchema = z.object({
+  tag: z.string(),
+  type: z.string(),
+  pending: z.number().int().min(0),
+  total_delivered: z.number().int().min(0),
+  total_failed: z.number().int().min(0),
+  replay_gaps: z.number().int().min(0),
+  last_error: z.object({ message: z.string(), at_unix_ms: z.number() }).nullable(),
+  outbox_storage: z.object({ write_blocked: z.boolean() }),
+}) satisfies z.ZodType<ConnectorState>;
+
+const fileSchema = z.array(connectorStateSchema);
+
+export class ConnectorStateFileError extends Error {
+  override readonly name = 'ConnectorStateFileError';
+  readonly code = 'CONNECTOR_STATE_UNREADABLE';
+}
+
+export function connectorStatePath(stateDir: string): string {
+  return path.join(stateDir, CONNECTOR_STATE_FILE);
+}
+
+/**
+ * Replaces the state file atomically: a reader sees the old file or the new one,
+ * never a part, and a crash leaves no empty file. Mode 0600, like the rest of the
+ * state dir.
+ */
+export async function writeConnectorState(stateDir: string, states: readonly ConnectorState[]): Promise<void> {
+  const file = connectorStatePath(stateDir);
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await fs.promises.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  try {
+    const handle = await fs.promises.open(tmp, 'w', 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(states)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** The persisted states; null when none were ever written. A damaged file is an error. */
+export function readConnectorState(stateDir: string): ConnectorState[] | null {
+  const file = connectorStatePath(stateDir);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ConnectorStateFileError(`cannot read ${file}`, { cause: err });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConnectorStateFileError(`${file} is not valid JSON`, { cause: err });
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) throw new ConnectorStateFileError(`${file} does not hold connector states`);
+  return parsed.data;
+}

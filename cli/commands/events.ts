@@ -1,0 +1,42 @@
+import type { IpcReply } from '../../http/ipc/ipc-messages.js';
+import { EXIT, UsageError } from '../exit-codes.js';
+import { connectIpc, onLines, refusal } from '../ipc-client.js';
+import { resolveSocketPath, type SocketFlags } from '../socket-path.js';
+
+/**
+ * `weir events`: the flow.snapshot baseline, then every live envelope, one JSON line
+ * each on stdout, until Ctrl+C or SIGTERM (exit 0). When stdout is slow, reading from
+ * the node pauses, so the node (not this process) decides when the client is too slow.
+ */
+export async function eventsCommand(args: readonly string[], flags: SocketFlags): Promise<number> {
+  if (args.length > 0) throw new UsageError('usage: weir events');
+  const socket = await connectIpc(resolveSocketPath(flags));
+  return new Promise<number>((resolve) => {
+    let done = false;
+    const end = (code: number, message?: string): void => {
+      if (done) return;
+      done = true;
+      if (message !== undefined) process.stderr.write(`weir: ${message}\n`);
+      socket.destroy();
+      resolve(code);
+    };
+    process.once('SIGINT', () => end(EXIT.ok));
+    process.once('SIGTERM', () => end(EXIT.ok));
+    // A reader that went away (`weir events | head`) is a normal end.
+    process.stdout.on('error', () => end(EXIT.ok));
+
+    onLines(socket, (line) => {
+      // The ACK is the only other line a subscription gets before an error or the end.
+      const msg = JSON.parse(line) as IpcReply | { schema_id: string };
+      if ('schema_id' in msg) {
+        if (!process.stdout.write(`${line}\n`)) {
+          socket.pause();
+          process.stdout.once('drain', () => socket.resume());
+        }
+      } else if (msg.type === 'error') end(msg.code === 'SLOW_CONSUMER' ? EXIT.failure : EXIT.refused, refusal(msg).message);
+    });
+    socket.once('error', (err) => end(EXIT.failure, `IPC connection failed: ${err.message}`));
+    socket.once('close', () => end(EXIT.failure, 'the node ended the event stream'));
+    socket.write(`${JSON.stringify({ type: 'subscribe', id: 1 })}\n`);
+  });
+}

@@ -1,0 +1,55 @@
+import type { ControlErrorCode } from '../../actors/control/control-error.js';
+import type { StatsSnapshot } from '../../streams/contract.js';
+
+// The lines of the IPC channel: newline-delimited JSON, one request per line and
+// exactly one reply line per request (a subscribe's reply is its ACK; the envelopes
+// that follow are the stream, not replies).
+
+/** Echoed on the reply when the request carried it. */
+export type RequestId = string | number;
+
+/** Codes an IPC error line carries: the control registry's, plus the stream's own. */
+export type IpcErrorCode = ControlErrorCode | 'SLOW_CONSUMER';
+
+/** Largest request line the server reads (1 MiB); a longer one ends the connection. */
+export const MAX_LINE_BYTES = 1_048_576;
+
+export type IpcRequest =
+  | { kind: 'subscribe'; id?: RequestId; events: string[] | null }
+  | { kind: 'stats'; id?: RequestId }
+  | { kind: 'op'; id?: RequestId; op: string; body: Readonly<Record<string, unknown>> };
+
+export interface IpcAck {
+  type: 'ack';
+  id?: RequestId;
+  /** The whitelist in force; `["*"]` for all events. */
+  subscribed: string[];
+}
+
+export interface IpcStatsReply {
+  type: 'stats';
+  id?: RequestId;
+  stats: StatsSnapshot;
+}
+
+export interface IpcResult {
+  type: 'result';
+  id?: RequestId;
+  op: string;
+  result: unknown;
+}
+
+export interface IpcErrorReply {
+  type: 'error';
+  id?: RequestId;
+  code: IpcErrorCode;
+  message: string;
+  details?: unknown;
+}
+
+export type IpcReply = IpcAck | IpcStatsReply | IpcResult | IpcErrorReply;
+
+/** Adds `id` only when there is one, so a reply to an id-less request has no `id` key. */
+export function withId<R extends IpcReply>(reply: R, id: RequestId | undefined): R {
+  return id === undefined ? reply : { ...reply, id };
+}

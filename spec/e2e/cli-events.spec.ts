@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { reap } from '../support/child-reaper.js';
+import { curl } from '../support/curl.js';
+import { startOrigin, type Origin } from '../support/origin.js';
+import { waitFor } from '../support/wait-for.js';
+import { WEIR_BIN } from '../support/weir-bin.js';
+import { startIpcNode, type IpcNode } from './support-ipc.js';
+
+let node: IpcNode;
+let origin: Origin;
+
+test.before(async () => {
+  origin = await startOrigin();
+  node = await startIpcNode();
+});
+
+test.after(async () => {
+  await node.stop();
+  await origin.close();
+});
+
+type Line = { event_type: string; sequence: number; payload: Record<string, unknown> };
+
+test('events prints the flow.snapshot, then live envelopes as JSON lines, and ends with exit 0 on SIGINT', async () => {
+  const child = spawn(process.execPath, [WEIR_BIN, 'events', '--ipc', node.socketPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  reap(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const lines = (): Line[] =>
+    stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Line);
+
+  await waitFor(() => lines().length > 0, 5000, 'the snapshot line');
+  const download = await curl(['--socks5-hostname', `127.0.0.1:${node.proxyPort}`, origin.url('/bytes/64?cli-events')]);
+  assert.is(download.code, 0);
+  await waitFor(() => lines().some((l) => l.event_type === 'flow.completed'), 5000, 'flow.completed on stdout');
+  child.kill('SIGINT');
+  assert.is(await exited, 0, stderr);
+
+  const [snapshot, ...live] = lines();
+  assert.equal([snapshot?.event_type, snapshot?.payload['records']], ['flow.snapshot', []]);
+  const flowTypes = live.filter((l) => l.event_type.startsWith('flow.')).map((l) => l.event_type);
+  assert.equal(flowTypes.filter((t) => t !== 'flow.updated'), ['flow.started', 'flow.routed', 'flow.completed']);
+  assert.ok(live.every((l) => l.sequence > (snapshot?.sequence ?? Infinity)), 'live events follow the watermark');
+  assert.is(stderr, '');
+});
+
+test.run();

@@ -1,0 +1,64 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LineClient, type Line } from '../unit/ipc/line-client.js';
+import { startIpcNode, type IpcNode } from './support-ipc.js';
+
+let node: IpcNode;
+
+test.before(async () => {
+  node = await startIpcNode({ maxBacklogBytes: 256 * 1024 });
+});
+
+test.after(async () => {
+  await node.stop();
+});
+
+const EVENTS = 5000;
+
+async function publishBurst(): Promise<void> {
+  for (let i = 0; i < EVENTS; i += 1) {
+    node.engine.bus.publish({
+      event_type: 'policy.selected',
+      payload: { policy_tag: 'burst', policy_kind: 'selector', selected: `m${i}`, previous: 'x'.repeat(200) },
+    });
+    // About 10k events/s: a client that reads keeps up, even in this same process.
+    if (i % 10 === 9) await sleep(1);
+  }
+}
+
+test('cuts off a subscriber that stops reading, while another gets every event and the node answers', async () => {
+  const stalled = await LineClient.connect(node.socketPath);
+  const reader = await LineClient.connect(node.socketPath);
+  for (const c of [stalled, reader]) c.send({ type: 'subscribe', events: ['policy.selected'] });
+  await stalled.next();
+  await reader.next();
+  stalled.stream.pause();
+
+  const received: Line[] = [];
+  const collecting = (async () => {
+    while (received.length < EVENTS) received.push(await reader.next(5000));
+  })();
+  await publishBurst();
+  await collecting;
+
+  stalled.stream.resume();
+  await stalled.ended;
+  const lines = [...stalled.pending];
+  assert.equal(lines.at(-1), {
+    type: 'error',
+    code: 'SLOW_CONSUMER',
+    message: `the client left more than ${256 * 1024} bytes unread; reconnect to subscribe again`,
+  });
+  assert.ok(lines.length < EVENTS / 2, `the stalled client got ${lines.length} lines before the cut`);
+  const selected = received.map((l) => (l['payload'] as { selected: string }).selected);
+  assert.equal(selected, Array.from({ length: EVENTS }, (_, i) => `m${i}`));
+  const sequences = received.map((l) => l['sequence'] as number);
+  assert.ok(sequences.every((s, i) => i === 0 || s === sequences[i - 1]! + 1), 'no gap and no duplicate');
+
+  reader.send({ id: 'alive', op: 'flows.list' });
+  assert.equal(await reader.nextMatching((l) => l['type'] === 'result'), { type: 'result', op: 'flows.list', result: [], id: 'alive' });
+  reader.close();
+});
+
+test.run();
