@@ -16,6 +16,10 @@ function show(value: unknown): string {
   return String(value);
 }
 
+function showMode(m: { mode: string; global_target: string | null }): string {
+  return m.mode === 'global' ? `global -> ${m.global_target}` : m.mode;
+}
+
 function showInbound(i: InboundView): string {
   return `${i.tag} (${i.protocol}) ${i.listen ? `${i.listen.host}:${i.listen.port}` : 'not listening'}`;
 }
@@ -27,9 +31,11 @@ export async function statusCommand(flags: ClientFlags): Promise<number> {
     printJson(runtime);
     return EXIT.ok;
   }
-  const entries = Object.entries(runtime).map(([key, value]): [string, string] =>
-    key === 'inbounds' && Array.isArray(value) ? [key, (value as InboundView[]).map(showInbound).join(', ') || '-'] : [key, show(value)],
-  );
+  const entries = Object.entries(runtime).map(([key, value]): [string, string] => {
+    if (key === 'inbounds' && Array.isArray(value)) return [key, (value as InboundView[]).map(showInbound).join(', ') || '-'];
+    if (key === 'mode' && typeof value === 'object' && value !== null) return [key, showMode(value as { mode: string; global_target: string | null })];
+    return [key, show(value)];
+  });
   process.stdout.write(keyValues(entries));
   return EXIT.ok;
 }

@@ -46,6 +46,7 @@ test('mode global <target> routes the next flow to the target, mode rule routes 
 
   const global = await weir('mode', 'global', 'direct');
   assert.equal([global.code, global.stdout], [0, 'mode global -> direct\n']);
+  assert.match((await weir('status')).stdout, /^mode +global -> direct$/m);
   const during = await fetchThroughNode('global');
   assert.equal(
     [during.route.mode, during.route.target, during.route.matched_rule, during.result?.outcome],
