@@ -1,0 +1,41 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { ControlOps } from '../actors/control/control-ops.js';
+import type { KeyCheck } from './bearer-key.js';
+import { errorHandler, notFound } from './error-handler.js';
+import { sseRoute } from './events/sse-route.js';
+import type { StreamLimits } from './events/stream-limits.js';
+import { logRequests } from './request-log.js';
+import { requireKey } from './require-key.js';
+import { healthRoute, readRoutes } from './routes/read-routes.js';
+import { writeRoutes } from './routes/write-routes.js';
+
+export interface AppOptions {
+  check: KeyCheck;
+  healthRequiresKey: boolean;
+  maxBodyBytes: number;
+  limits: StreamLimits;
+  log: Logger;
+}
+
+/**
+ * The Express app of the control plane: log, authenticate, then parse the body
+ * (so an unauthenticated client never makes the node read one), route, and turn
+ * every failure into problem+json.
+ */
+export function buildApp(ops: ControlOps, opts: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Every read is live state; a 304 would only hide that it changed.
+  app.disable('etag');
+  app.use(logRequests(opts.log));
+  if (!opts.healthRequiresKey) app.get('/api/v1/health', healthRoute(ops));
+  app.use(requireKey(opts.check));
+  // Every body is JSON whatever its Content-Type, so the size limit holds for all.
+  app.use(express.json({ limit: opts.maxBodyBytes, type: () => true }));
+  app.get('/api/v1/events/stream', sseRoute(ops, opts.limits));
+  app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
+  app.use(notFound);
+  app.use(errorHandler(opts.log));
+  return app;
+}

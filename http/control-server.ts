@@ -1,0 +1,61 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Secret } from '../actors/config/secret.js';
+import type { ControlOps } from '../actors/control/control-ops.js';
+import { buildApp } from './app.js';
+import { keyCheck } from './bearer-key.js';
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
+import { wsEvents } from './events/ws-upgrade.js';
+
+export interface HttpControl {
+  address(): { host: string; port: number };
+  /** Ends every stream and connection and stops listening. */
+  close(): Promise<void>;
+}
+
+export interface HttpControlOptions {
+  listen: { host: string; port: number };
+  apiKey: Secret;
+  healthRequiresKey: boolean;
+  maxBodyBytes: number;
+  log: Logger;
+  /** Per-subscriber limits of SSE and WebSocket streams; tests shorten them. */
+  streamLimits?: Partial<StreamLimits>;
+}
+
+/** Milliseconds WebSocket subscribers get to answer the closing handshake on close(). */
+const WS_CLOSE_GRACE_MS = 1000;
+
+/** Starts the HTTP control plane (REST, SSE, WebSocket) on one listener. Port 0 picks a free port. */
+export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions): Promise<HttpControl> {
+  const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
+  const check = keyCheck(opts.apiKey);
+  const log = opts.log.child({ room: 'http' });
+  const app = buildApp(ops, { check, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, log });
+  const server = http.createServer(app);
+  const ws = wsEvents(ops, check, limits, log);
+  server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.listen.port, opts.listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  log.info({ host: address, port }, 'control plane listening');
+  let closing: Promise<void> | null = null;
+  return {
+    address: () => ({ host: address, port }),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        ws.close(WS_CLOSE_GRACE_MS);
+        server.close(() => resolve());
+        // SSE responses never end on their own.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

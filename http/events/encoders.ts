@@ -1,0 +1,45 @@
+import type { Envelope } from '../../streams/contract.js';
+
+/** Code of the last frame or close reason a subscriber gets when it falls behind. */
+export const SLOW_CONSUMER = 'SLOW_CONSUMER';
+
+export type Encoder = (e: Envelope) => string;
+
+/**
+ * Remembers the encoding of the most recent envelopes: every subscriber writes the
+ * same live events in the same tick, so each is serialized once, not once per
+ * subscriber. The memory is a fixed number of slots, indexed by sequence.
+ */
+function recentMemo(encode: Encoder, slots = 4096): Encoder {
+  const keys: (Envelope | undefined)[] = new Array<Envelope | undefined>(slots);
+  const values: string[] = new Array<string>(slots);
+  const mask = slots - 1;
+  return (e) => {
+    const i = e.sequence & mask;
+    if (keys[i] === e) return values[i]!;
+    const encoded = encode(e);
+    keys[i] = e;
+    values[i] = encoded;
+    return encoded;
+  };
+}
+
+/** One SSE frame; the id is the sequence (a flow.snapshot's is its watermark). JSON holds no raw newline. */
+export const sseFrame: Encoder = recentMemo(
+  (e) => `id: ${e.sequence}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`,
+);
+
+/** One WebSocket text message: the envelope JSON. */
+export const wsMessage: Encoder = recentMemo((e) => JSON.stringify(e));
+
+export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
+
+/** The last SSE frame of a subscriber that fell behind; it has no id, so Last-Event-ID stays the last event. */
+export function sseSlowConsumerFrame(resumeFrom: number): string {
+  return `event: error\ndata: ${JSON.stringify({ code: SLOW_CONSUMER, resume_from: resumeFrom })}\n\n`;
+}
+
+/** The close reason of a WebSocket subscriber that fell behind (well under the 123-byte limit). */
+export function wsSlowConsumerReason(resumeFrom: number): string {
+  return `slow consumer; resume with since=${resumeFrom}`;
+}

@@ -1,0 +1,22 @@
+/** Per-subscriber limits of the live streams (SSE and WebSocket). */
+export interface StreamLimits {
+  /**
+   * Characters of encoded events a subscriber may have waiting for its socket before
+   * it is cut off as a slow consumer (the first burst, replay and snapshot, excepted).
+   * @defaultValue 8 MiB
+   */
+  bufferBytes: number;
+  /** Milliseconds between keep-alives (SSE comment, WebSocket ping). @defaultValue 15000 */
+  heartbeatMs: number;
+  /** Milliseconds over which events are gathered into one write. @defaultValue 10 */
+  tickMs: number;
+  /** Milliseconds a cut-off subscriber gets to read its last frame before its socket is destroyed. @defaultValue 30000 */
+  closeGraceMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  bufferBytes: 8 * 1024 * 1024,
+  heartbeatMs: 15_000,
+  tickMs: 10,
+  closeGraceMs: 30_000,
+};

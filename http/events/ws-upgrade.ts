@@ -1,0 +1,114 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ControlOps } from '../../actors/control/control-ops.js';
+import { bearerToken, keyRefusal, type KeyCheck } from '../bearer-key.js';
+import { PROBLEM_CONTENT_TYPE, problem, problemFor, type Problem } from '../problem.js';
+import { streamParams, type StreamParams } from '../query-params.js';
+import { wsMessage, wsSlowConsumerReason } from './encoders.js';
+import { pumpEvents, type StreamTransport } from './event-pump.js';
+import type { StreamLimits } from './stream-limits.js';
+
+export const WS_PATH = '/api/v1/events/ws';
+
+/** Close code of a subscriber cut off for falling behind (private-use range 4000-4999). */
+export const WS_SLOW_CONSUMER = 4008;
+const WS_GOING_AWAY = 1001;
+
+/** An upgrade that cannot be served gets a plain HTTP problem response instead of 101. */
+function rejectUpgrade(socket: Duplex, body: Problem, challenge?: string): void {
+  const json = JSON.stringify(body);
+  const head = [
+    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? ''}`,
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    'Connection: close',
+  ];
+  if (challenge !== undefined) head.push(`WWW-Authenticate: ${challenge}`);
+  socket.end(`${head.join('\r\n')}\r\n\r\n${json}`);
+}
+
+/** A query parameter as the shared parsers take it: absent, one string, or repeated. */
+function queryValue(url: URL, name: string): string | string[] | undefined {
+  const all = url.searchParams.getAll(name);
+  return all.length <= 1 ? all[0] : all;
+}
+
+function wsTransport(ws: WebSocket, socket: Duplex): StreamTransport {
+  return {
+    write: (frames) => {
+      // One writev per tick instead of one write per message.
+      socket.cork();
+      for (const frame of frames) ws.send(frame);
+      socket.uncork();
+      return !socket.writableNeedDrain;
+    },
+    onDrain: (listener) => socket.once('drain', listener),
+    heartbeat: () => ws.ping(),
+    // ws destroys the socket if the close handshake does not finish in 30 s.
+    cutOff: (resumeFrom) => ws.close(WS_SLOW_CONSUMER, wsSlowConsumerReason(resumeFrom)),
+    end: () => ws.close(WS_GOING_AWAY, 'node stopping'),
+  };
+}
+
+export interface WsEvents {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every WebSocket subscriber (1001), terminating those that do not answer in `graceMs`. */
+  close(graceMs: number): void;
+}
+
+/**
+ * The WebSocket twin of the SSE stream at /api/v1/events/ws: same filter, resume and
+ * snapshot semantics, one message per envelope. Browsers cannot set headers on a
+ * WebSocket, so the key may also come as `?token=`.
+ */
+export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits, log: Logger): WsEvents {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
+
+  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, params: StreamParams, started: number): void => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const sub = pumpEvents(ops.subscribe(params), wsMessage, wsTransport(ws, socket), limits);
+      ws.on('error', () => ws.terminate());
+      ws.once('close', (code) => {
+        sub.unsubscribe();
+        log.debug({ method: 'GET', path: WS_PATH, status: 101, close_code: code, duration_ms: Math.round(performance.now() - started) }, 'control request');
+      });
+    });
+  };
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const started = performance.now();
+      socket.on('error', () => socket.destroy());
+      const url = new URL(req.url ?? '/', 'http://control.invalid');
+      const refuse = (body: Problem, challenge?: string): void => {
+        rejectUpgrade(socket, body, challenge);
+        log.info({ method: req.method, path: url.pathname, status: body.status, duration_ms: Math.round(performance.now() - started) }, 'control request');
+      };
+      if (url.pathname !== WS_PATH) return refuse(problem('NOT_FOUND', `no WebSocket at ${url.pathname}`));
+      const presented = bearerToken(req.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
+      const refusal = keyRefusal(check, presented);
+      if (refusal !== null) return refuse(problem('UNAUTHORIZED', refusal.detail), refusal.challenge);
+      let params: StreamParams;
+      try {
+        const lastEventId = req.headers['last-event-id'];
+        params = streamParams({
+          types: queryValue(url, 'types'),
+          since: queryValue(url, 'since'),
+          lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
+        });
+      } catch (err) {
+        return refuse(problemFor(err));
+      }
+      accept(req, socket, head, params, started);
+    },
+    close(graceMs) {
+      for (const ws of wss.clients) {
+        ws.close(WS_GOING_AWAY, 'control plane closing');
+        setTimeout(() => ws.terminate(), graceMs).unref();
+      }
+      wss.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Response } from 'express';
+import { CONTROL_ERRORS, ControlError, type ControlErrorCode } from '../actors/control/control-error.js';
+
+/** An RFC 9457 problem body with weir's stable `code` (and the operation's details, if any). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ControlErrorCode;
+  details?: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function problem(code: ControlErrorCode, detail: string, details?: unknown): Problem {
+  const { status, title } = CONTROL_ERRORS[code];
+  const body: Problem = { type: `urn:weir:problem:${code.toLowerCase().replaceAll('_', '-')}`, title, status, detail, code };
+  if (details !== undefined) body.details = details;
+  return body;
+}
+
+/** The shape body-parser (through http-errors) gives its failures. */
+function bodyParserType(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('type' in err) || !('status' in err)) return undefined;
+  return typeof err.type === 'string' ? err.type : undefined;
+}
+
+/**
+ * Maps anything thrown by a route to a problem. Messages of errors that are not
+ * ControlErrors are never echoed: a JSON parse error quotes the request body, and an
+ * internal error may name files or values.
+ */
+export function problemFor(err: unknown): Problem {
+  if (err instanceof ControlError) return problem(err.code, err.message, err.details);
+  switch (bodyParserType(err)) {
+    case undefined:
+      return problem('INTERNAL', 'the node could not complete the request');
+    case 'entity.too.large':
+      return problem('BODY_TOO_LARGE', 'the request body exceeds control.max_body_bytes');
+    case 'entity.parse.failed':
+      return problem('BAD_REQUEST', 'the request body is not valid JSON');
+    default:
+      return problem('BAD_REQUEST', 'the request body cannot be read (check Content-Type, charset and encoding)');
+  }
+}
+
+export function sendProblem(res: Response, body: Problem): void {
+  res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}

@@ -1,0 +1,17 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+/** One line per request: method, path (never the query: it may hold `?token=`), status, duration. */
+export function logRequests(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const { method, path } = req;
+    res.once('close', () => {
+      const line = { method, path, status: res.statusCode, duration_ms: Math.round(performance.now() - started) };
+      if (res.statusCode >= 500) log.error(line, 'control request');
+      else if (res.statusCode >= 400) log.info(line, 'control request');
+      else log.debug(line, 'control request');
+    });
+    next();
+  };
+}

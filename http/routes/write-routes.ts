@@ -1,0 +1,37 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import type { ControlOps } from '../../actors/control/control-ops.js';
+import { parseBody } from './parse-body.js';
+
+const selectBody = z.strictObject({ member: z.string().min(1) });
+const modeBody = z.strictObject({
+  mode: z.enum(['rule', 'global']),
+  target: z.string().min(1).nullable().optional(),
+});
+const logLevelBody = z.strictObject({ level: z.string().min(1) });
+
+/** One endpoint per control operation; each only parses and delegates. */
+export function writeRoutes(ops: ControlOps): Router {
+  const r = Router();
+  // 202: the flow is asked to close; its flow.completed follows on the event stream.
+  r.post('/flows/:flow_id/close', (req, res) => {
+    res.status(202).json(ops.closeFlow(req.params.flow_id));
+  });
+  r.post('/policies/:tag/select', (req, res) => {
+    const { member } = parseBody(selectBody, req.body);
+    res.json(ops.select(req.params.tag, member));
+  });
+  // Answers when the manual url_test round is done, with its policy.probe.completed payload.
+  r.post('/policies/:tag/probe', async (req, res) => {
+    res.json(await ops.probe(req.params.tag));
+  });
+  r.put('/mode', (req, res) => {
+    const { mode, target } = parseBody(modeBody, req.body);
+    res.json(ops.setMode(mode, target));
+  });
+  r.put('/log-level', (req, res) => {
+    const { level } = parseBody(logLevelBody, req.body);
+    res.json(ops.setLogLevel(level));
+  });
+  return r;
+}

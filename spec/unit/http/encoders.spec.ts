@@ -1,0 +1,44 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { sseFrame, sseSlowConsumerFrame, wsMessage, wsSlowConsumerReason } from '../../../http/events/encoders.js';
+import { SCHEMA_ID, type Envelope } from '../../../streams/contract.js';
+
+function envelope(sequence: number, event_type: Envelope['event_type'], payload: object): Envelope {
+  return {
+    schema_id: SCHEMA_ID,
+    event_id: `e-${sequence}`,
+    event_type,
+    occurred_at_unix_ms: 5,
+    source_id: null,
+    sequence,
+    principal_key: null,
+    labels: {},
+    payload,
+  };
+}
+
+test('an SSE frame carries id = sequence, event = type and data = the envelope JSON on one line', () => {
+  const e = envelope(7, 'policy.selected', { note: 'two\nlines' });
+  assert.is(sseFrame(e), `id: 7\nevent: policy.selected\ndata: ${JSON.stringify(e)}\n\n`);
+  assert.is(sseFrame(e).split('\n').length, 5);
+});
+
+test('a WebSocket message is the envelope JSON', () => {
+  const e = envelope(8, 'stats.sampled', { a: 1 });
+  assert.equal(JSON.parse(wsMessage(e)), e);
+});
+
+test('a snapshot that shares its watermark with an event gets its own encoding', () => {
+  const event = envelope(9, 'flow.started', {});
+  const snapshot = envelope(9, 'flow.snapshot', { watermark: 9, records: [] });
+  assert.match(sseFrame(event), 'event: flow.started');
+  assert.match(sseFrame(snapshot), 'event: flow.snapshot');
+  assert.match(sseFrame(event), 'event: flow.started');
+});
+
+test('the slow-consumer frame and close reason name where to resume', () => {
+  assert.is(sseSlowConsumerFrame(42), 'event: error\ndata: {"code":"SLOW_CONSUMER","resume_from":42}\n\n');
+  assert.is(wsSlowConsumerReason(42), 'slow consumer; resume with since=42');
+});
+
+test.run();

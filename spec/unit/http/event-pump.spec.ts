@@ -1,0 +1,167 @@
+import { Subject, VirtualTimeScheduler } from 'rxjs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pumpEvents, type StreamTransport } from '../../../http/events/event-pump.js';
+import type { StreamLimits } from '../../../http/events/stream-limits.js';
+import { SCHEMA_ID, type Envelope } from '../../../streams/contract.js';
+
+function envelope(sequence: number, pad = 0): Envelope {
+  return {
+    schema_id: SCHEMA_ID,
+    event_id: `e-${sequence}`,
+    event_type: 'stats.sampled',
+    occurred_at_unix_ms: 0,
+    source_id: null,
+    sequence,
+    principal_key: null,
+    labels: { pad: 'x'.repeat(pad) },
+    payload: {},
+  };
+}
+
+/** Encodes an envelope as its sequence padded to a known length. */
+const encode = (e: Envelope): string => `${e.sequence}:${e.labels['pad'] ?? ''}`;
+
+class FakeTransport implements StreamTransport {
+  writes: string[][] = [];
+  heartbeats = 0;
+  cut: number | null = null;
+  ended = false;
+  /** While true, every write asks for drain. */
+  full = false;
+  private drains: (() => void)[] = [];
+
+  write(frames: string[]): boolean {
+    this.writes.push(frames);
+    return !this.full;
+  }
+  onDrain(listener: () => void): void {
+    this.drains.push(listener);
+  }
+  heartbeat(): void {
+    this.heartbeats++;
+  }
+  cutOff(resumeFrom: number): void {
+    this.cut = resumeFrom;
+  }
+  end(): void {
+    this.ended = true;
+  }
+  drain(): void {
+    this.full = false;
+    for (const listener of this.drains.splice(0)) listener();
+  }
+}
+
+const LIMITS: StreamLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10, closeGraceMs: 0 };
+
+function setup(limits: StreamLimits = LIMITS) {
+  const scheduler = new VirtualTimeScheduler();
+  const source = new Subject<Envelope>();
+  const transport = new FakeTransport();
+  const sub = pumpEvents(source, encode, transport, limits, scheduler);
+  const advanceTo = (frame: number): void => {
+    scheduler.maxFrames = frame;
+    scheduler.flush();
+  };
+  return { source, transport, sub, advanceTo };
+}
+
+test('writes the events of one tick in one write', () => {
+  const { source, transport, advanceTo } = setup();
+  source.next(envelope(1));
+  source.next(envelope(2));
+  source.next(envelope(3));
+  assert.equal(transport.writes, []);
+  advanceTo(10);
+  assert.equal(transport.writes, [['1:', '2:', '3:']]);
+  source.next(envelope(4));
+  advanceTo(20);
+  assert.equal(transport.writes, [['1:', '2:', '3:'], ['4:']]);
+});
+
+test('holds events while the socket wants drain and writes them after drain', () => {
+  const { source, transport, advanceTo } = setup();
+  source.next(envelope(1));
+  advanceTo(10);
+  transport.full = true;
+  source.next(envelope(2));
+  advanceTo(20);
+  source.next(envelope(3));
+  source.next(envelope(4));
+  advanceTo(30);
+  assert.equal(transport.writes, [['1:'], ['2:']]);
+  transport.drain();
+  assert.equal(transport.writes, [['1:'], ['2:'], ['3:', '4:']]);
+  assert.is(transport.cut, null);
+});
+
+test('cuts off a subscriber whose queue outgrows the bound, resuming after the last sequence written', () => {
+  const { source, transport, advanceTo } = setup();
+  source.next(envelope(1));
+  advanceTo(10);
+  transport.full = true;
+  source.next(envelope(2));
+  advanceTo(20);
+  for (let seq = 3; seq <= 6; seq++) source.next(envelope(seq, 20));
+  advanceTo(30);
+  assert.is(transport.cut, null, '4 frames of 23 chars are within 100');
+  source.next(envelope(7, 20));
+  advanceTo(40);
+  assert.is(transport.cut, 2);
+  assert.not.ok(source.observed, 'the subscription ends with the cut');
+  assert.equal(transport.writes, [['1:'], ['2:']]);
+});
+
+test('does not count the first batch (replay and snapshot) against the bound', () => {
+  const { source, transport, advanceTo } = setup();
+  transport.full = true;
+  for (let seq = 1; seq <= 20; seq++) source.next(envelope(seq, 20));
+  advanceTo(10);
+  assert.is(transport.cut, null);
+  assert.is(transport.writes.length, 1);
+  source.next(envelope(21, 20));
+  advanceTo(20);
+  assert.is(transport.cut, null, 'only 1 live frame waits');
+  transport.drain();
+  assert.is(transport.writes.length, 2);
+  assert.is(transport.writes[1]!.at(-1), `21:${'x'.repeat(20)}`);
+});
+
+test('sends a heartbeat every heartbeatMs, but not while waiting for drain', () => {
+  const { source, transport, advanceTo } = setup();
+  advanceTo(2000);
+  assert.is(transport.heartbeats, 2);
+  transport.full = true;
+  source.next(envelope(1));
+  advanceTo(3000);
+  assert.is(transport.heartbeats, 2);
+  transport.drain();
+  advanceTo(4000);
+  assert.is(transport.heartbeats, 3);
+});
+
+test('writes what is queued and ends when the node stream completes', () => {
+  const { source, transport, advanceTo } = setup();
+  source.next(envelope(1));
+  advanceTo(10);
+  transport.full = true;
+  source.next(envelope(2));
+  advanceTo(20);
+  source.next(envelope(3));
+  source.complete();
+  assert.equal(transport.writes, [['1:'], ['2:'], ['3:']]);
+  assert.ok(transport.ended);
+});
+
+test('unsubscribing stops writes and heartbeats', () => {
+  const { source, transport, sub, advanceTo } = setup();
+  sub.unsubscribe();
+  source.next(envelope(1));
+  advanceTo(5000);
+  assert.equal(transport.writes, []);
+  assert.is(transport.heartbeats, 0);
+  assert.not.ok(source.observed);
+});
+
+test.run();
