@@ -60,6 +60,18 @@ function webhookSinkSchema(secret: SecretSchema) {
       .min(0)
       .default(259_200)
       .describe('Seconds an event is retried before it goes to the dead-letter set (3 days).'),
+    backoff_base_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(1000)
+      .describe('Milliseconds of the first retry backoff; it doubles per attempt, with full jitter.'),
+    backoff_max_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(3_600_000)
+      .describe('Longest backoff between two attempts in milliseconds (1 h), unless Retry-After asks for more.'),
   });
 }
 

@@ -9,6 +9,12 @@ export interface ConnectorState {
   replay_gaps: number;
   last_error: { message: string; at_unix_ms: number } | null;
   outbox_storage: { write_blocked: boolean };
+  /** Age of the oldest undelivered event (outbox sinks). */
+  oldest_pending_age_ms?: number | null;
+  /** Events given up on, listable and replayable (outbox sinks). */
+  dead_letters?: number;
+  /** The most recent missed ranges: sequence range and time (outbox sinks). */
+  gaps?: { from_sequence: number; to_sequence: number; at_unix_ms: number }[];
 }
 
 /** A durable consumer of filtered envelopes (JSONL file, Webhook). */

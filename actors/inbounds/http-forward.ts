@@ -1,4 +1,5 @@
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FlowTraffic } from '../../streams/contract.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
@@ -22,6 +23,13 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
+ * Where the previous request of a keep-alive client connection ended, so each
+ * request's flow counts the client bytes of its own exchange, request head included
+ * (Node's parser has read the head before the request event).
+ */
+const clientMarks = new WeakMap<Socket, { rx: number; tx: number }>();
+
+/**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
  * own upstream connection; the client connection stays keep-alive. bytes_down is what
  * the origin sent (status line, headers and body), bytes_up what was sent to it.
@@ -32,7 +40,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const auth = proxyAuth(req, env.users);
   if (!auth) return respond(res, 407, PROXY_AUTHENTICATE);
   const client = req.socket;
-  const base = { rx: client.bytesRead, tx: client.bytesWritten };
+  const base = clientMarks.get(client) ?? { rx: 0, tx: 0 };
   const flow = await openTcpFlow(
     env.flows,
     { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target },
@@ -46,6 +54,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const finish = (): void => {
     if (done) return;
     done = true;
+    clientMarks.set(client, { rx: client.bytesRead, tx: client.bytesWritten });
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
   };
