@@ -1,0 +1,39 @@
+import type { Socket } from 'node:net';
+import type { Endpoint } from '../../streams/contract.js';
+import { HopNegotiationError } from './hop-error.js';
+import { handOver } from './hop-hand-over.js';
+import { parseStatusLine, readResponseHead } from './hop-http-head.js';
+import { authority, type Hop } from './hop.js';
+
+function connectRequest(hop: Hop, dest: Endpoint): string {
+  const target = authority(dest);
+  const lines = [`CONNECT ${target} HTTP/1.1`, `Host: ${target}`];
+  if (hop.username !== undefined && hop.password !== undefined) {
+    const token = Buffer.from(`${hop.username}:${hop.password.reveal()}`).toString('base64');
+    lines.push(`Proxy-Authorization: Basic ${token}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/**
+ * Negotiates an HTTP CONNECT to `dest` with the hop at the other end of `socket`.
+ * Bytes that follow the response head belong to the tunnel and are put back on the
+ * socket; the count of them is returned so they are not taken for handshake bytes.
+ */
+export async function negotiateHttp(socket: Socket, hop: Hop, dest: Endpoint): Promise<number> {
+  const answer = readResponseHead(socket);
+  socket.write(connectRequest(hop, dest));
+  const { head, surplus } = await answer;
+  const line = parseStatusLine(head);
+  if (!line) throw new HopNegotiationError('protocol', 'answered CONNECT with a malformed status line');
+  const said = `${line.status}${line.reason ? ` ${line.reason}` : ''}`;
+  if (line.status === 407) {
+    const why = hop.username === undefined ? 'no credentials are configured' : `the credentials of user "${hop.username}" were refused`;
+    throw new HopNegotiationError('auth', `answered CONNECT with ${said}: ${why}`);
+  }
+  if (line.status < 200 || line.status > 299) {
+    throw new HopNegotiationError('rejected', `answered CONNECT ${authority(dest)} with ${said}`);
+  }
+  handOver(socket, surplus);
+  return surplus.length;
+}
