@@ -44,7 +44,7 @@ function translate(err: unknown, hop: Hop, dest: Endpoint): HopNegotiationError 
   }
   if (message.startsWith('Received invalid Socks5')) return new HopNegotiationError('protocol', message.replace(/^Received /, 'sent an '));
   // A socket error (ECONNRESET and the like) during the handshake.
-  return new HopNegotiationError('closed', `broke the connection during the SOCKS5 handshake: ${message}`);
+  return new HopNegotiationError('closed', `failed during the SOCKS5 handshake: ${message}`);
 }
 
 /**
