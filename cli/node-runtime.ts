@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import type { ConfigSource } from '../actors/config/config-source.js';
 import type { WeirConfig } from '../actors/config/schema.js';
 import { ControlOps } from '../actors/control/control-ops.js';
 import { buildInfo } from '../actors/engine/build-info.js';
@@ -15,6 +16,7 @@ const CONNECTOR_STATE_EVERY_MS = 2000;
 
 export interface NodeRuntime {
   engine: Engine;
+  ops: ControlOps;
   log: Logger;
   stop(reason: string): Promise<void>;
 }
@@ -24,13 +26,14 @@ export interface NodeRuntime {
  * (HTTP with SSE/WebSocket, IPC). Stops in the reverse order, so live consumers see
  * engine.stopped before their streams end.
  */
-export async function startNodeRuntime(config: WeirConfig, configPath: string | null): Promise<NodeRuntime> {
+export async function startNodeRuntime(config: WeirConfig, source: ConfigSource): Promise<NodeRuntime> {
   const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
   const build = buildInfo();
   const engine = new Engine({ config, log, build });
   const ops = new ControlOps(engine, {
     build,
-    configPath,
+    configPath: source.file,
+    configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
     setLogLevel: (level) => {
@@ -69,5 +72,5 @@ export async function startNodeRuntime(config: WeirConfig, configPath: string | 
     throw err;
   }
   log.info({ control: http.address(), ipc: ipc.path }, 'control plane listening');
-  return { engine, log, stop };
+  return { engine, ops, log, stop };
 }

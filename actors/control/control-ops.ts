@@ -2,7 +2,12 @@ import type { Observable } from 'rxjs';
 import type { Envelope, FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
+import type { ConfigSource } from '../config/config-source.js';
 import type { BuildInfo } from '../engine/build-info.js';
+import type { ConfigApplied } from '../engine/engine.js';
+import { WebhookSink } from '../webhook/webhook-sink.js';
+import type { DeadLetter } from '../contracts/outbox.js';
+import { applyBody } from './config-apply.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
@@ -12,6 +17,8 @@ import { ControlError } from './control-error.js';
 
 export interface RuntimeContext {
   build: BuildInfo;
+  /** Where the config comes from; config.apply and reload validate against it. */
+  configSource: ConfigSource;
   configPath: string | null;
   logFiles: string[];
   getLogLevel(): string;
@@ -138,6 +145,44 @@ export class ControlOps {
 
   sinks(): ConnectorState[] {
     return this.engine.sinks.map((s) => s.state());
+  }
+
+  /** config.apply: validates the body's sections all or nothing, persists them, applies them. */
+  async applyConfig(body: unknown): Promise<ConfigApplied> {
+    return this.applyValidated(applyBody(this.runtimeCtx.configSource, body));
+  }
+
+  /** Reloads the config file (SIGHUP, `weir reload`): the hot sections take effect, others need a restart. */
+  async reload(): Promise<ConfigApplied> {
+    const result = this.runtimeCtx.configSource.load();
+    if (!result.ok) {
+      throw new ControlError('CONFIG_INVALID', result.problems.map((p) => `${p.path}: ${p.message}`).join('; '), {
+        problems: result.problems,
+      });
+    }
+    return this.applyValidated(result.config);
+  }
+
+  private async applyValidated(config: Parameters<Engine['applyConfig']>[0]): Promise<ConfigApplied> {
+    const applied = await this.engine.applyConfig(config);
+    this.runtimeCtx.setLogLevel(config.log.level);
+    return applied;
+  }
+
+  /** A Webhook sink's dead letters, oldest first. */
+  async deadLetters(tag: string, limit = 100): Promise<DeadLetter[]> {
+    return this.webhookSink(tag).deadLetters(limit);
+  }
+
+  /** Makes dead letters (all, or the given event ids) pending again. */
+  async replayDeadLetters(tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
+    return { sink: tag, replayed: await this.webhookSink(tag).replayDeadLetters(ids) };
+  }
+
+  private webhookSink(tag: string): WebhookSink {
+    const sink = this.engine.sinks.find((s) => s.tag === tag);
+    if (!(sink instanceof WebhookSink)) throw new ControlError('NOT_FOUND', `no webhook sink "${tag}"`);
+    return sink;
   }
 
   /** Replay from the ring (never flow.snapshot: it is not in the ring). */

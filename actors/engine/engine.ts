@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
-import type { WeirConfig } from '../config/schema.js';
+import type { SinkConfig, WeirConfig } from '../config/schema.js';
+import { sinkChanges, type SinkChanges } from './sink-changes.js';
 import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { FlowStats } from '../flows/flow-stats.js';
@@ -15,8 +16,9 @@ import { persistSelections } from '../policies/persist-selections.js';
 import { ProbeRunner } from '../policies/probe-runner.js';
 import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
-import { Router } from '../router/router.js';
-import { buildSinks } from '../sinks/build-sinks.js';
+import { Router, type RouterOptions } from '../router/router.js';
+import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
+import { buildSink } from '../sinks/build-sinks.js';
 import type { BuildInfo } from './build-info.js';
 import { nodeTick } from './tick.js';
 
@@ -29,6 +31,16 @@ export interface EngineOptions {
   /** Events kept for replay. @defaultValue 65536 */
   ringCapacity?: number;
   now?: () => number;
+}
+
+export interface ConfigApplied {
+  changed: boolean;
+  sinks: SinkChanges & { removed_pending: Record<string, number> };
+  route_changed: boolean;
+}
+
+function routerOptions(config: WeirConfig): RouterOptions {
+  return { mode: config.route.mode, globalTarget: config.route.global_target, rules: config.route.rules, final: config.route.final };
 }
 
 /** How long shutdown waits for open flows to close before it goes on. */
@@ -45,26 +57,25 @@ export class Engine {
   readonly router: Router;
   readonly outbounds: OutboundSet;
   readonly inbounds: ProxyInbound[];
-  readonly sinks: Sink[];
+  sinks: Sink[];
   readonly probes: ProbeRunner;
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
+  private stores: OutboxStores | null = null;
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
 
+  private current: WeirConfig;
+
   constructor(private readonly opts: EngineOptions) {
     const { config, log } = opts;
+    this.current = config;
     this.now = opts.now ?? Date.now;
     this.startedAt = this.now();
     this.bus = new EventBus({ ringCapacity: opts.ringCapacity ?? 65536, now: this.now });
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
-    this.router = new Router({
-      mode: config.route.mode,
-      globalTarget: config.route.global_target,
-      rules: config.route.rules,
-      final: config.route.final,
-    });
+    this.router = new Router(routerOptions(config));
     this.outbounds = buildOutbounds(config.outbounds);
     this.probes = new ProbeRunner({
       configs: config.outbounds,
@@ -77,14 +88,62 @@ export class Engine {
       router: this.router,
       outbounds: this.outbounds,
       connectTimeoutMs: config.flows.connect_timeout_ms,
+      idleTimeoutMs: config.flows.idle_timeout_s * 1000,
+      udpStats: this.stats.udp,
       now: this.now,
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
-    this.sinks = buildSinks(config.event_sinks, config.node.id, this.bus.events$);
+    this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
   }
 
   get config(): WeirConfig {
-    return this.opts.config;
+    return this.current;
+  }
+
+  private sinkOf(c: SinkConfig): Sink {
+    return buildSink(c, {
+      nodeId: this.current.node.id,
+      events$: this.bus.events$,
+      openOutbox: (sink) => this.openOutbox(sink),
+      publish: (e) => this.bus.publish(e),
+    });
+  }
+
+  /**
+   * Applies a validated config's hot sections: sinks are added, replaced or removed by
+   * tag, the route is reconfigured. A removed sink's backlog stays in its outbox;
+   * adding the same tag again resumes its delivery. Emits config.changed.
+   */
+  async applyConfig(next: WeirConfig): Promise<ConfigApplied> {
+    const changes = sinkChanges(this.current.event_sinks, next.event_sinks);
+    const removedPending: Record<string, number> = {};
+    const leaving = new Set([...changes.removed, ...changes.replaced.map((c) => c.tag)]);
+    for (const sink of this.sinks.filter((s) => leaving.has(s.tag))) {
+      await sink.stop();
+      if (changes.removed.includes(sink.tag)) removedPending[sink.tag] = sink.state().pending;
+    }
+    const kept = this.sinks.filter((s) => !leaving.has(s.tag));
+    const started: Sink[] = [];
+    for (const c of [...changes.replaced, ...changes.added]) {
+      const sink = this.sinkOf(c);
+      await sink.start();
+      started.push(sink);
+    }
+    this.sinks = [...kept, ...started];
+    const routeChanged = JSON.stringify(this.current.route) !== JSON.stringify(next.route);
+    if (routeChanged) this.router.reconfigure(routerOptions(next));
+    const changed =
+      routeChanged || leaving.size > 0 || changes.added.length > 0 || JSON.stringify(this.current.log) !== JSON.stringify(next.log);
+    this.current = next;
+    // Applying the same document again changes nothing and says nothing.
+    if (changed) this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
+    return { changed, sinks: { ...changes, removed_pending: removedPending }, route_changed: routeChanged };
+  }
+
+  /** The outbox stores open on the first sink that needs them. */
+  private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
+    this.stores ??= await openOutboxStores(this.config, (err) => this.opts.log.warn({ err: err.message }, 'redis error'));
+    return this.stores.open(sink);
   }
 
   async start(): Promise<void> {
@@ -134,6 +193,7 @@ export class Engine {
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
     await Promise.all(this.sinks.map((s) => s.stop()));
+    await this.stores?.close();
     this.bus.complete();
     this.opts.log.info({ reason }, 'engine stopped');
   }

@@ -10,11 +10,12 @@ export const FAILURE_CODES = {
   DNS_FAILED: { stage: 'resolve', meaning: 'The target host name did not resolve.' },
   DIAL_FAILED: { stage: 'connect', meaning: 'Any other error while opening the outbound connection.' },
   UPSTREAM_RESET: { stage: 'relay', meaning: 'The remote reset or broke the connection during the relay.' },
+  UDP_UNSUPPORTED: { stage: 'connect', meaning: 'The outbound cannot carry UDP: only direct and a single SOCKS5 hop can.' },
   // Hop codes: the stage is `hop:<tag>` of the hop at fault and `remote` is that hop's server:port.
   HOP_REFUSED: { stage: 'hop', meaning: 'A hop refused the TCP connection (the first hop to weir, a later hop to the hop before it).' },
   HOP_UNREACHABLE: { stage: 'hop', meaning: 'A hop could not be reached: its name did not resolve or there is no route to it.' },
   HOP_AUTH_FAILED: { stage: 'hop', meaning: 'A hop refused the configured credentials, or asks for credentials none are configured for.' },
-  HOP_REJECTED: { stage: 'hop', meaning: 'A hop answered the CONNECT with a failure (SOCKS5 reply code, non-2xx HTTP status).' },
+  HOP_REJECTED: { stage: 'hop', meaning: 'A hop answered the CONNECT or UDP ASSOCIATE with a failure (SOCKS5 reply code, non-2xx HTTP status).' },
   HOP_PROTOCOL_ERROR: { stage: 'hop', meaning: 'A hop answered with something that is not valid SOCKS5 or HTTP.' },
   HOP_CLOSED: { stage: 'hop', meaning: 'A hop closed or reset the connection before its handshake completed.' },
   HOP_TIMEOUT: { stage: 'hop', meaning: 'The chain was not established within flows.connect_timeout_ms.' },

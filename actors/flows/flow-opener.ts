@@ -1,4 +1,4 @@
-import type { Endpoint, FlowAuth, FlowRoute, FlowSource, TagProtocol } from '../../streams/contract.js';
+import type { Endpoint, FlowAuth, FlowRoute, FlowSource, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
 import type { DialResult, Outbound } from '../contracts/outbound.js';
 import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
@@ -12,6 +12,10 @@ export interface FlowEnv {
   router: Router;
   outbounds: OutboundSet;
   connectTimeoutMs: number;
+  /** flows.idle_timeout_s in milliseconds: a UDP association with no datagram for this long ends. */
+  idleTimeoutMs: number;
+  /** The statistics' udp_upstream counters, kept by the UDP associations. */
+  udpStats: UdpUpstreamStats;
   now: () => number;
 }
 

@@ -20,11 +20,18 @@ export interface RouterOptions {
 
 /** Decides a flow's target tag from the mode and the rules. The mode can change at run time. */
 export class Router {
-  private readonly rules: Rule[];
-  private current: { mode: RouteMode; globalTarget: string | null };
+  private rules: Rule[] = [];
+  private final = '';
+  private current: { mode: RouteMode; globalTarget: string | null } = { mode: 'rule', globalTarget: null };
 
-  constructor(private readonly opts: RouterOptions) {
+  constructor(opts: RouterOptions) {
+    this.reconfigure(opts);
+  }
+
+  /** Takes new rules, final and mode (config reload); flows already routed keep their route. */
+  reconfigure(opts: RouterOptions): void {
     this.rules = opts.rules.map(compileRule);
+    this.final = opts.final;
     this.current = { mode: opts.mode, globalTarget: opts.globalTarget ?? null };
   }
 
@@ -43,7 +50,7 @@ export class Router {
       const rule = this.rules[index]!;
       if (rule.match(ctx)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
     }
-    return { mode, target: this.opts.final, matched_rule: { index: -1, condition: 'final' } };
+    return { mode, target: this.final, matched_rule: { index: -1, condition: 'final' } };
   }
 }
 

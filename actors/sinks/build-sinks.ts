@@ -1,10 +1,24 @@
 import type { Observable } from 'rxjs';
-import type { Envelope } from '../../streams/contract.js';
+import type { BusEvent, Envelope } from '../../streams/contract.js';
 import type { SinkConfig } from '../config/schema.js';
+import type { Outbox } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
+import { WebhookSink } from '../webhook/webhook-sink.js';
 import { JsonlSink } from './jsonl-sink.js';
 
-/** Builds the configured sinks; Webhook sinks arrive with the outbox. */
-export function buildSinks(configs: readonly SinkConfig[], nodeId: string, events$: Observable<Envelope>): Sink[] {
-  return configs.flatMap((c) => (c.type === 'jsonl' ? [new JsonlSink(c, nodeId, events$)] : []));
+export interface SinkDeps {
+  nodeId: string;
+  events$: Observable<Envelope>;
+  openOutbox: (sink: string) => Promise<Outbox>;
+  publish: (event: BusEvent) => void;
+}
+
+/** Builds one sink per `event_sinks[]` entry, keyed on its `type`. */
+export function buildSink(config: SinkConfig, deps: SinkDeps): Sink {
+  switch (config.type) {
+    case 'jsonl':
+      return new JsonlSink(config, deps.nodeId, deps.events$);
+    case 'webhook':
+      return new WebhookSink(config, deps);
+  }
 }

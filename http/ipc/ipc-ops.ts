@@ -16,6 +16,10 @@ export type IpcControl = Pick<
   | 'sinks'
   | 'setLogLevel'
   | 'subscribe'
+  | 'applyConfig'
+  | 'reload'
+  | 'deadLetters'
+  | 'replayDeadLetters'
 >;
 
 type Body = Readonly<Record<string, unknown>>;
@@ -45,7 +49,20 @@ const OPERATIONS: Record<string, (ops: IpcControl, body: Body) => unknown> = {
   policies: (ops) => ops.policies(),
   sinks: (ops) => ops.sinks(),
   log_level: (ops, b) => ops.setLogLevel(requireString(b, 'log_level', 'level')),
+  'config.apply': (ops, b) => ops.applyConfig(b['config']),
+  'config.reload': (ops) => ops.reload(),
+  'sinks.dead_letters': (ops, b) => ops.deadLetters(requireString(b, 'sinks.dead_letters', 'sink')),
+  'sinks.replay': (ops, b) => ops.replayDeadLetters(requireString(b, 'sinks.replay', 'sink'), optionalIds(b)),
 };
+
+function optionalIds(body: Body): string[] | undefined {
+  const ids = body['ids'];
+  if (ids === undefined || ids === null) return undefined;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+    throw new ControlError('INVALID_BODY', 'sinks.replay: "ids" must be an array of event ids');
+  }
+  return ids;
+}
 
 const IPC_OPERATIONS: readonly string[] = Object.keys(OPERATIONS);
 

@@ -9,6 +9,7 @@ const modeBody = z.strictObject({
   target: z.string().min(1).nullable().optional(),
 });
 const logLevelBody = z.strictObject({ level: z.string().min(1) });
+const replayBody = z.strictObject({ ids: z.array(z.string().min(1)).optional() });
 
 /** One endpoint per control operation; each only parses and delegates. */
 export function writeRoutes(ops: ControlOps): Router {
@@ -32,6 +33,20 @@ export function writeRoutes(ops: ControlOps): Router {
   r.put('/log-level', (req, res) => {
     const { level } = parseBody(logLevelBody, req.body);
     res.json(ops.setLogLevel(level));
+  });
+  // config.apply: the body's hot sections (event_sinks, route, log; or upsert_sinks / remove_sinks) all or nothing.
+  r.post('/config/apply', async (req, res) => {
+    res.json(await ops.applyConfig(req.body));
+  });
+  r.post('/config/reload', async (_req, res) => {
+    res.json(await ops.reload());
+  });
+  r.get('/sinks/:tag/dead-letters', async (req, res) => {
+    res.json({ dead_letters: await ops.deadLetters(req.params.tag) });
+  });
+  r.post('/sinks/:tag/dead-letters/replay', async (req, res) => {
+    const { ids } = parseBody(replayBody, req.body ?? {});
+    res.json(await ops.replayDeadLetters(req.params.tag, ids));
   });
   return r;
 }

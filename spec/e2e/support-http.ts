@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseConfig } from '../../actors/config/load-config.js';
+import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
 import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
@@ -61,7 +61,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-http-'));
   const apiKey = `key-${randomBytes(18).toString('hex')}`;
   const password = `pw-${randomBytes(12).toString('hex')}`;
-  const parsed = parseConfig({
+  const source = new ConfigSource(null, dir, {
     node: { id: 'http-spec', state_dir: dir },
     log: { level: 'debug', file: path.join(dir, 'weir.log') },
     control: {
@@ -79,6 +79,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     ],
     route: { mode: 'rule', rules: [], final: 'proxy' },
   });
+  const parsed = source.load();
   if (!parsed.ok) throw new Error(`spec config is invalid: ${JSON.stringify(parsed.problems)}`);
   const config = parsed.config;
   const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
@@ -87,6 +88,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
   const ops = new ControlOps(engine, {
     build: buildInfo(),
     configPath: null,
+    configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
     setLogLevel: (level) => {

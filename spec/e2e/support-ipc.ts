@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseConfig } from '../../actors/config/load-config.js';
+import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
@@ -37,7 +37,7 @@ export interface IpcNodeOptions {
 export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-ipc-'));
   const logFile = path.join(stateDir, 'weir.log');
-  const parsed = parseConfig({
+  const source = new ConfigSource(null, stateDir, {
     node: { id: 'ipc-e2e', state_dir: stateDir },
     log: { level: 'info', file: logFile },
     control: { listen: '127.0.0.1:0', api_key: 'ipc-e2e-key-not-a-secret' },
@@ -49,6 +49,7 @@ export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> 
     ],
     route: opts.route ?? { mode: 'rule', rules: [], final: 'direct' },
   });
+  const parsed = source.load();
   if (!parsed.ok) throw new Error(`bad test config: ${JSON.stringify(parsed.problems)}`);
   const config = parsed.config;
   const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
@@ -60,6 +61,7 @@ export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> 
   const ops = new ControlOps(engine, {
     build,
     configPath: null,
+    configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
     setLogLevel: (level) => (log.level = level),

@@ -40,6 +40,10 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     },
     select: notHere,
     probe: notHere,
+    applyConfig: notHere,
+    reload: notHere,
+    deadLetters: notHere,
+    replayDeadLetters: notHere,
     setMode: notHere,
     runtime: notHere,
     policies: () => [],
@@ -82,7 +86,7 @@ test('answers an unknown operation with UNSUPPORTED_OPERATION naming the known o
     type: 'error',
     code: 'UNSUPPORTED_OPERATION',
     message:
-      'unknown operation "flows.explode" (known: flows.list, flows.get, flows.close, select, policies.probe, mode, status, policies, sinks, log_level)',
+      'unknown operation "flows.explode" (known: flows.list, flows.get, flows.close, select, policies.probe, mode, status, policies, sinks, log_level, config.apply, config.reload, sinks.dead_letters, sinks.replay)',
     id: 'u',
   });
 });

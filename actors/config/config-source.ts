@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from './load-config.js';
+
+/** Sections config.apply and reload may change while the node runs. */
+export const HOT_SECTIONS = ['event_sinks', 'route', 'log'] as const;
+export type HotSection = (typeof HOT_SECTIONS)[number];
+export type Overlay = Partial<Record<HotSection, unknown>>;
+
+/**
+ * Where the node's config comes from: the file given to `run -c` (or the built-in
+ * default) plus the overlay of sections changed by config.apply, kept in
+ * `<state_dir>/applied-config.json` so a restart keeps them. The raw documents are
+ * kept, so a change is validated as a whole before anything changes.
+ */
+export class ConfigSource {
+  private overlay: Overlay = {};
+
+  /** `file` null: the built-in default in `defaultStateDir`, or `document` when given (tests, embedding). */
+  constructor(
+    readonly file: string | null,
+    private readonly defaultStateDir: string,
+    private readonly document?: Record<string, unknown>,
+  ) {}
+
+  /** Reads the file (again, on reload) and the overlay and validates the merge. */
+  load(): ConfigResult {
+    const base = this.readBase();
+    if (!base.ok) return base.result;
+    this.overlay = readOverlay(overlayPath(base.stateDir));
+    return this.parse({ ...base.raw, ...this.overlay });
+  }
+
+  /** Validates `sections` merged over the current document; persists them only when valid. */
+  apply(sections: Overlay): ConfigResult {
+    const base = this.readBase();
+    if (!base.ok) return base.result;
+    const overlay = { ...this.overlay, ...sections };
+    const result = this.parse({ ...base.raw, ...overlay });
+    if (result.ok) {
+      writeOverlay(overlayPath(result.config.node.state_dir), overlay);
+      this.overlay = overlay;
+    }
+    return result;
+  }
+
+  /** The current raw section (file merged with overlay), for edits like upserting one sink. */
+  rawSection(section: HotSection): unknown {
+    const base = this.readBase();
+    return this.overlay[section] ?? (base.ok ? base.raw[section] : undefined);
+  }
+
+  private parse(raw: Record<string, unknown>): ConfigResult {
+    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd() });
+  }
+
+  private readBase():
+    | { ok: true; raw: Record<string, unknown>; stateDir: string }
+    | { ok: false; result: ConfigResult } {
+    if (!this.file) {
+      const raw = this.document ?? (defaultConfig(this.defaultStateDir) as Record<string, unknown>);
+      const node = raw['node'] as { state_dir?: unknown } | undefined;
+      return { ok: true, raw, stateDir: path.resolve(typeof node?.state_dir === 'string' ? node.state_dir : this.defaultStateDir) };
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(this.file, 'utf8'));
+    } catch {
+      // Worded as `validate` words it, without quoting the file's text.
+      return { ok: false, result: loadConfigFile(this.file) };
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      return { ok: false, result: loadConfigFile(this.file) };
+    }
+    const doc = raw as Record<string, unknown>;
+    const node = doc['node'] as { state_dir?: unknown } | undefined;
+    const stateDir = path.resolve(path.dirname(path.resolve(this.file)), typeof node?.state_dir === 'string' ? node.state_dir : './state');
+    return { ok: true, raw: doc, stateDir };
+  }
+}
+
+function overlayPath(stateDir: string): string {
+  return path.join(stateDir, 'applied-config.json');
+}
+
+function readOverlay(file: string): Overlay {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    const out: Overlay = {};
+    for (const s of HOT_SECTIONS) if (s in parsed) out[s] = (parsed as Record<string, unknown>)[s];
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** Atomic and private: the overlay may hold secrets given inline. */
+function writeOverlay(file: string, overlay: Overlay): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(overlay, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}

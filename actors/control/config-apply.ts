@@ -1,0 +1,50 @@
+import type { ConfigSource, Overlay } from '../config/config-source.js';
+import { HOT_SECTIONS } from '../config/config-source.js';
+import { formatProblem } from '../config/problems.js';
+import type { WeirConfig } from '../config/schema.js';
+import { ControlError } from './control-error.js';
+
+/** Keys a config.apply body may carry: whole hot sections, or sink edits by tag. */
+const EDITS = ['upsert_sinks', 'remove_sinks'] as const;
+
+/**
+ * Turns a config.apply body into validated sections, all or nothing. `event_sinks`,
+ * `route` and `log` replace their section; `upsert_sinks` adds or replaces sinks by
+ * tag and `remove_sinks` removes tags, so a controller can register its Webhook
+ * without knowing the node's other sinks. Repeating a body changes nothing more.
+ */
+export function applyBody(source: ConfigSource, body: unknown): WeirConfig {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ControlError('INVALID_BODY', 'config.apply takes a JSON object');
+  }
+  const doc = body as Record<string, unknown>;
+  const allowed = new Set<string>([...HOT_SECTIONS, ...EDITS]);
+  const refused = Object.keys(doc).filter((k) => !allowed.has(k));
+  if (refused.length > 0) {
+    throw new ControlError(
+      'INVALID_BODY',
+      `not hot-reloadable: ${refused.join(', ')} (config.apply takes ${[...allowed].join(', ')}; other sections need a restart)`,
+    );
+  }
+  const sections: Overlay = {};
+  for (const s of HOT_SECTIONS) if (s in doc) sections[s] = doc[s];
+  if ('upsert_sinks' in doc || 'remove_sinks' in doc) sections.event_sinks = editSinks(source, sections.event_sinks, doc);
+  const result = source.apply(sections);
+  if (!result.ok) {
+    throw new ControlError('CONFIG_INVALID', result.problems.map(formatProblem).join('; '), { problems: result.problems });
+  }
+  return result.config;
+}
+
+function editSinks(source: ConfigSource, replaced: unknown, doc: Record<string, unknown>): unknown[] {
+  const base = replaced ?? source.rawSection('event_sinks') ?? [];
+  if (!Array.isArray(base)) throw new ControlError('INVALID_BODY', 'event_sinks must be an array');
+  const upserts = doc['upsert_sinks'] ?? [];
+  const removals = doc['remove_sinks'] ?? [];
+  if (!Array.isArray(upserts) || !Array.isArray(removals)) {
+    throw new ControlError('INVALID_BODY', 'upsert_sinks must be an array of sinks and remove_sinks an array of tags');
+  }
+  const tagOf = (s: unknown): unknown => (typeof s === 'object' && s !== null ? (s as { tag?: unknown }).tag : undefined);
+  const dropped = new Set<unknown>([...removals, ...upserts.map(tagOf)]);
+  return [...base.filter((s) => !dropped.has(tagOf(s))), ...upserts];
+}

@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import type { SinkConfig } from '../config/schema.js';
+
+export interface SinkChanges {
+  added: SinkConfig[];
+  replaced: SinkConfig[];
+  removed: string[];
+}
+
+/**
+ * Which sinks a new `event_sinks` list adds, replaces or removes, by tag. A token
+ * change counts as a change although a Secret serializes as "[redacted]": its digest
+ * is part of the comparison.
+ */
+export function sinkChanges(current: readonly SinkConfig[], next: readonly SinkConfig[]): SinkChanges {
+  const before = new Map(current.map((c) => [c.tag, fingerprint(c)]));
+  const after = new Set(next.map((c) => c.tag));
+  return {
+    added: next.filter((c) => !before.has(c.tag)),
+    replaced: next.filter((c) => before.has(c.tag) && before.get(c.tag) !== fingerprint(c)),
+    removed: current.filter((c) => !after.has(c.tag)).map((c) => c.tag),
+  };
+}
+
+function fingerprint(c: SinkConfig): string {
+  const token = c.type === 'webhook' ? createHash('sha256').update(c.token.reveal()).digest('hex') : '';
+  return `${JSON.stringify(c)}\0${token}`;
+}

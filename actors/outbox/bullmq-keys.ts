@@ -1,0 +1,42 @@
+/**
+ * Names in Redis of a node's outbox. Many nodes share one Redis, so every key carries
+ * the node id. BullMQ forbids ':' in queue names and job ids, hence the encoding.
+ *
+ *   weir:<node>:outbox                 hash: write_blocked_reason (node-wide)
+ *   weir:<node>:sink:<tag>:<type>      BullMQ's keys of the sink's queue (wait, active,
+ *                                      delayed, failed, ...; completed jobs are removed)
+ *   weir:<node>:sink:<tag>:ev-<id>     one job per event, job id from event_id (dedup)
+ *   weir:<node>:sink:<tag>:state       hash: total_delivered, total_failed, replay_gaps,
+ *                                      bytes, last_error (JSON)
+ *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
+ *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
+ */
+const enc = (s: string): string => encodeURIComponent(s);
+
+export interface SinkKeys {
+  /** BullMQ `prefix` option of the sink's queue. */
+  prefix: string;
+  /** BullMQ queue name. */
+  queue: string;
+  /** `${prefix}:${queue}:`, the start of every key of the queue, job hashes included. */
+  base: string;
+  state: string;
+  gaps: string;
+  enqueued: string;
+}
+
+export function sinkKeys(nodeId: string, sink: string): SinkKeys {
+  const prefix = `weir:${enc(nodeId)}:sink`;
+  const queue = enc(sink);
+  const base = `${prefix}:${queue}:`;
+  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
+}
+
+export function nodeOutboxKey(nodeId: string): string {
+  return `weir:${enc(nodeId)}:outbox`;
+}
+
+/** The job id of an event: deterministic, so adding an event that is still queued adds nothing. */
+export function jobIdFor(eventId: string): string {
+  return `ev-${enc(eventId)}`;
+}

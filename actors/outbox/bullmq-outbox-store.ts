@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Outbox, OutboxLimits, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
+import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
+import type { JobData, RetryAt } from './bullmq-jobs.js';
+import { BullmqOutbox } from './bullmq-outbox.js';
+import { OutboxBudget } from './outbox-budget.js';
+
+export interface BullmqOutboxStoreOptions {
+  /** redis:// or rediss:// URL (config `redis.url`). */
+  url: string;
+  nodeId: string;
+  /** max_bytes applies; min_free_bytes does not (Redis keeps its data elsewhere). */
+  limits: OutboxLimits;
+  /** How long a lease may stay unacknowledged before BullMQ refuses its ack. @defaultValue 600000 */
+  leaseMs?: number;
+  /** Told of connection errors of the Redis clients (calls fail with OutboxUnavailable meanwhile). */
+  onError?: (err: Error) => void;
+}
+
+/**
+ * The Redis store of a node: one producer connection for every sink, with no offline
+ * queue and one retry per command, so an append fails fast while Redis is down
+ * instead of piling up in memory; ioredis reconnects by itself when Redis is back.
+ */
+export class BullmqOutboxStore implements OutboxStore {
+  readonly kind = 'redis' as const;
+  private readonly outboxes = new Set<BullmqOutbox>();
+
+  private constructor(
+    private readonly opts: BullmqOutboxStoreOptions,
+    private readonly redis: Redis,
+    private readonly budget: OutboxBudget,
+  ) {}
+
+  /** Connects the producer; rejects when Redis cannot be reached now. */
+  static async connect(opts: BullmqOutboxStoreOptions): Promise<BullmqOutboxStore> {
+    const onError = opts.onError ?? (() => undefined);
+    const redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    redis.on('error', onError);
+    try {
+      await redis.connect();
+      const lastKnown = ((await redis.hget(nodeOutboxKey(opts.nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;
+      const budget = new OutboxBudget(
+        opts.limits,
+        null,
+        (reason) => void redis.hset(nodeOutboxKey(opts.nodeId), 'write_blocked_reason', reason ?? '').catch(onError),
+        lastKnown,
+      );
+      return new BullmqOutboxStore(opts, redis, budget);
+    } catch (err) {
+      redis.disconnect();
+      throw err;
+    }
+  }
+
+  async open(sink: string): Promise<Outbox> {
+    const keys = sinkKeys(this.opts.nodeId, sink);
+    const onError = this.opts.onError ?? (() => undefined);
+    const queue = new Queue<JobData, string, string>(keys.queue, { connection: this.redis, prefix: keys.prefix });
+    const worker = new Worker<JobData, string, string>(keys.queue, null, {
+      // BullMQ wants no per-request retry limit on a worker's connections; the offline
+      // queue stays off, so a lease while Redis is down still fails at once.
+      connection: { url: this.opts.url, enableOfflineQueue: false, maxRetriesPerRequest: null },
+      prefix: keys.prefix,
+      autorun: false,
+      lockDuration: this.opts.leaseMs ?? 600_000,
+      settings: { backoffStrategy: (_attempts, _type, err) => Math.max(0, (err as RetryAt).notBeforeUnixMs - Date.now()) },
+    });
+    queue.on('error', onError);
+    worker.on('error', onError);
+    try {
+      await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+      const outbox = await BullmqOutbox.open({
+        sink,
+        keys,
+        queue,
+        worker,
+        redis: this.redis,
+        budget: this.budget,
+        token: randomUUID(),
+        onClose: (o) => this.outboxes.delete(o),
+      });
+      this.outboxes.add(outbox);
+      return outbox;
+    } catch (err) {
+      await worker.close(true).catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  setLimits(limits: OutboxLimits): void {
+    this.budget.setLimits(limits);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.outboxes].map((o) => o.close()));
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The Redis outbox of one sink: a BullMQ queue per sink per node (keys in
+ * bullmq-keys.ts), so the BullMQ dashboard shows each sink's backlog.
+ *
+ * Why this shape: one Outbox interface serves both stores, so the connector never
+ * hands BullMQ a processor. It leases with a Worker in manual-fetch mode instead:
+ * `getNextJob(token, { block: false })` moves jobs wait → active under this instance's
+ * lock token, `moveToCompleted` acknowledges, `moveToFailed` retries or dead-letters.
+ * Retries keep BullMQ's own attempts and delayed set, but the delay is the
+ * connector's: jobs carry `backoff: { type: 'retry-at' }` and the worker's backoff
+ * strategy returns the notBefore the connector passed with the error (Retry-After,
+ * jitter). Dead letters are BullMQ's failed set (UnrecoverableError, removeOnFail off).
+ * No stalled-job checker runs: leases are ours, released to the head of the queue on
+ * close, and a node that died holding some gets them back on its next open (its
+ * active jobs are moved back to wait), so one node must not run twice at once.
+ *
+ * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
+ * job move they count: an outage or crash between the two leaves total_delivered short
+ * and bytes high (bytes are reset when the queue is found empty at open).
+ *
+ * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
+ * with noeviction a full Redis refuses writes and the outbox reports write_blocked
+ * `store_full`), `appendonly yes` so a restart keeps the queues, and `appendfsync
+ * always`: with `everysec` Redis may acknowledge a write whose AOF write it postponed
+ * behind a running fsync (up to 2 s), and a crash of Redis then loses it.
+ */
+import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import { RetryAt, isOutOfMemory, jobData, jobOpts, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
+import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
+import { bullmqSinkState, countJobs } from './bullmq-sink-state.js';
+import { LeaseBook } from './lease-book.js';
+import type { OutboxBudget } from './outbox-budget.js';
+import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
+
+export interface BullmqOutboxParts {
+  sink: string;
+  keys: SinkKeys;
+  queue: Queue<JobData, string, string>;
+  worker: Worker<JobData, string, string>;
+  /** The producer connection (fails fast while Redis is down), shared by the node's sinks. */
+  redis: Redis;
+  budget: OutboxBudget;
+  token: string;
+  onClose: (outbox: BullmqOutbox) => void;
+}
+
+export class BullmqOutbox implements Outbox {
+  readonly sink: string;
+  private readonly leases = new LeaseBook<{ job: OutboxJob; bytes: number }>();
+  private readonly listeners = new Set<() => void>();
+  private closed = false;
+
+  private constructor(private readonly p: BullmqOutboxParts) {
+    this.sink = p.sink;
+  }
+
+  /** Takes back the jobs a previous instance of this node left active, then loads the byte count. */
+  static async open(parts: BullmqOutboxParts): Promise<BullmqOutbox> {
+    const { queue, redis, keys, budget, sink } = parts;
+    // Newest first: each goes to the head of the queue, so the oldest ends up next.
+    for (const job of await queue.getJobs(['active'], 0, -1, false)) await job.moveToWait('0');
+    const counts = await countJobs(queue);
+    if (counts.pending === 0 && counts.dead_letters === 0) await redis.multi().hset(keys.state, 'bytes', 0).del(keys.enqueued).exec();
+    budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
+    return new BullmqOutbox(parts);
+  }
+
+  async append(entries: readonly OutboxAppend[]): Promise<void> {
+    this.assertOpen();
+    if (entries.length === 0) return;
+    const { keys, redis, budget, queue } = this.p;
+    const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+    const ids = entries.map((e) => jobIdFor(e.id));
+    await budget.reserve(this.sink, bytes);
+    const now = Date.now();
+    try {
+      // Counted before the add: a crash in between over-counts (blocks early), never under-counts.
+      await redis.multi().hincrby(keys.state, 'bytes', bytes).zadd(keys.enqueued, 'NX', ...ids.flatMap((id) => [now, id])).exec();
+      try {
+        await queue.addBulk(entries.map((e, i) => ({ name: 'envelope', data: jobData(e), opts: jobOpts(ids[i]!, now) })));
+      } catch (err) {
+        await redis.multi().hincrby(keys.state, 'bytes', -bytes).zrem(keys.enqueued, ...ids).exec().catch(() => undefined);
+        throw err;
+      }
+    } catch (err) {
+      budget.release(this.sink, bytes);
+      throw this.storeError(err);
+    }
+    budget.committed();
+    for (const listener of this.listeners) listener();
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async lease(max: number): Promise<OutboxEntry[]> {
+    this.assertOpen();
+    const { worker, token } = this.p;
+    // Sent at once (ioredis pipelines them); each moves the then-oldest due job to active.
+    const fetched = await Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false })));
+    const out: OutboxEntry[] = [];
+    for (const r of fetched) {
+      const job = r.status === 'fulfilled' ? (r.value as OutboxJob | undefined) : undefined;
+      if (!job) continue;
+      this.leases.add(job.data.event_id, { job, bytes: Buffer.byteLength(job.data.body) });
+      out.push(toEntry(job));
+    }
+    const failed = fetched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // Jobs already moved to active are handed out; the failure shows once none could be.
+    if (failed && out.length === 0) throw this.storeError(failed.reason);
+    return out;
+  }
+
+  async ack(ids: readonly string[]): Promise<void> {
+    this.assertOpen();
+    const { keys, redis, token } = this.p;
+    const results = await Promise.allSettled(
+      ids.map((id) =>
+        this.leases.settle([id], async ([l]) => {
+          await l!.job.moveToCompleted('delivered', token, false);
+          return l!;
+        }),
+      ),
+    );
+    const done = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+    if (done.length > 0) {
+      const bytes = done.reduce((n, l) => n + l.bytes, 0);
+      this.p.budget.release(this.sink, bytes);
+      await redis
+        .multi()
+        .hincrby(keys.state, 'total_delivered', done.length)
+        .hincrby(keys.state, 'bytes', -bytes)
+        .zrem(keys.enqueued, ...done.map((l) => l.job.id!))
+        .exec();
+    }
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw this.storeError(failed.reason);
+  }
+
+  async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
+    this.assertOpen();
+    await this.fail(id, new RetryAt(error, notBeforeUnixMs));
+  }
+
+  async deadLetter(id: string, error: string): Promise<void> {
+    this.assertOpen();
+    const done = await this.fail(id, new UnrecoverableError(error));
+    if (done) await this.p.redis.zrem(this.p.keys.enqueued, done.id!);
+  }
+
+  async listDeadLetters(limit: number): Promise<DeadLetter[]> {
+    this.assertOpen();
+    const jobs = (await this.p.queue.getJobs(['failed'], 0, limit - 1, true)) as OutboxJob[];
+    return jobs.map((job) => ({ ...toEntry(job), error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }));
+  }
+
+  async replayDeadLetters(ids?: readonly string[]): Promise<number> {
+    this.assertOpen();
+    const { queue, redis, keys } = this.p;
+    const failed = (await queue.getJobs(['failed'], 0, -1, true)) as OutboxJob[];
+    const wanted = ids ? new Set(ids.map(jobIdFor)) : null;
+    const chosen = failed.filter((job) => !wanted || wanted.has(job.id!));
+    const now = Date.now();
+    for (const job of chosen) {
+      // Data first: a crash before the retry leaves a dead letter that a new replay restamps.
+      await job.updateData({ ...job.data, replayed_at_unix_ms: now });
+      await job.retry('failed', { resetAttemptsMade: true });
+      await redis.zadd(keys.enqueued, 'NX', job.timestamp, job.id!);
+    }
+    return chosen.length;
+  }
+
+  async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
+    this.assertOpen();
+    const { redis, keys } = this.p;
+    const last = continuesLast ? await redis.lindex(keys.gaps, -1) : null;
+    if (last) {
+      await redis.lset(keys.gaps, -1, JSON.stringify({ ...(JSON.parse(last) as ReplayGap), to_sequence: gap.to_sequence }));
+      return;
+    }
+    const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
+    await redis
+      .multi()
+      .hincrby(keys.state, 'replay_gaps', 1)
+      .rpush(keys.gaps, JSON.stringify(record))
+      .ltrim(keys.gaps, -OUTBOX_GAPS_KEPT, -1)
+      .exec();
+  }
+
+  async state(): Promise<OutboxState> {
+    this.assertOpen();
+    return bullmqSinkState(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Newest first back to the head of the queue, so the oldest is leased first again.
+    for (const { job } of this.leases.values().reverse()) await job.moveToWait(this.p.token).catch(() => undefined);
+    this.leases.clear();
+    this.listeners.clear();
+    this.p.onClose(this);
+    await this.p.worker.close(true);
+    await this.p.queue.close();
+  }
+
+  /** A failed attempt: the job moves (delayed or failed), then the counters. */
+  private async fail(id: string, err: Error): Promise<OutboxJob | null> {
+    const { keys, redis, token } = this.p;
+    const at = Date.now();
+    const done = await this.leases
+      .settle([id], async ([l]) => {
+        await l!.job.moveToFailed(err, token, false);
+        return l!.job;
+      })
+      .catch((cause: unknown) => Promise.reject(this.storeError(cause)));
+    if (!done) return null;
+    await redis
+      .multi()
+      .hincrby(keys.state, 'total_failed', 1)
+      .hset(keys.state, 'last_error', JSON.stringify({ message: err.message, at_unix_ms: at }))
+      .exec();
+    return done;
+  }
+
+  /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */
+  private storeError(err: unknown): Error {
+    if (err instanceof OutboxClosed) return err;
+    if (isOutOfMemory(err)) return this.p.budget.storeFull(err);
+    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, {
+      cause: err,
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
+  }
+}

@@ -1,0 +1,73 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
+import type { SinkKeys } from './bullmq-keys.js';
+
+/** The BullMQ states an unacknowledged, not dead-lettered job can be in. */
+const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * The oldest append time among pending jobs. Members whose job was completed (removed)
+ * or dead-lettered (finishedOn set) are left over from a crash between the job's move
+ * and the ZREM: they are dropped on the way.
+ */
+const OLDEST_PENDING = `
+while true do
+  local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #top == 0 then return false end
+  local job = ARGV[1] .. top[1]
+  if redis.call('EXISTS', job) == 1 and redis.call('HEXISTS', job, 'finishedOn') == 0 then return top[2] end
+  redis.call('ZREM', KEYS[1], top[1])
+end`;
+
+export interface StateHash {
+  total_delivered: number;
+  total_failed: number;
+  replay_gaps: number;
+  bytes: number;
+  last_error: { message: string; at_unix_ms: number } | null;
+}
+
+export async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
+  const h = await redis.hgetall(keys.state);
+  const n = (field: string): number => Number(h[field] ?? 0);
+  return {
+    total_delivered: n('total_delivered'),
+    total_failed: n('total_failed'),
+    replay_gaps: n('replay_gaps'),
+    bytes: n('bytes'),
+    last_error: h['last_error'] ? (JSON.parse(h['last_error']) as StateHash['last_error']) : null,
+  };
+}
+
+export async function countJobs(queue: Queue): Promise<{ pending: number; dead_letters: number }> {
+  const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
+  const pending = PENDING_STATES.reduce((sum, s) => sum + (counts[s] ?? 0), 0);
+  return { pending, dead_letters: counts['failed'] ?? 0 };
+}
+
+/** A sink's state as Redis holds it; shared by the live store and the offline reader. */
+export async function bullmqSinkState(
+  queue: Queue,
+  redis: Redis,
+  keys: SinkKeys,
+  blocked: WriteBlockReason | null,
+): Promise<OutboxState> {
+  const [hash, counts, gaps, oldest] = await Promise.all([
+    readStateHash(redis, keys),
+    countJobs(queue),
+    redis.lrange(keys.gaps, 0, -1),
+    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base) as Promise<string | null>,
+  ]);
+  return {
+    pending: counts.pending,
+    total_delivered: hash.total_delivered,
+    total_failed: hash.total_failed,
+    replay_gaps: hash.replay_gaps,
+    last_error: hash.last_error,
+    outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: hash.bytes },
+    oldest_pending_age_ms: oldest === null ? null : Math.max(0, Date.now() - Number(oldest)),
+    dead_letters: counts.dead_letters,
+    gaps: gaps.map((g) => JSON.parse(g) as ReplayGap),
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The leases one outbox instance handed out, in memory only: a process that dies
+ * loses them, and its entries are pending again at the next open. A lease being
+ * settled (ack, retry, dead letter) stays in the book until its write commits, so the
+ * entry is neither leased again nor settled twice meanwhile.
+ */
+export class LeaseBook<T> {
+  private readonly held = new Map<string, { value: T; settling: boolean }>();
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  has(id: string): boolean {
+    return this.held.has(id);
+  }
+
+  add(id: string, value: T): void {
+    this.held.set(id, { value, settling: false });
+  }
+
+  values(): T[] {
+    return [...this.held.values()].map((l) => l.value);
+  }
+
+  clear(): void {
+    this.held.clear();
+  }
+
+  /**
+   * Runs `write` for the leases of `ids` that are held and not being settled (unknown
+   * ids are skipped); forgets them when it succeeds, keeps them leased when it throws.
+   * Resolves with null when no id was held.
+   */
+  async settle<R>(ids: readonly string[], write: (leases: T[]) => Promise<R>): Promise<R | null> {
+    const taken = ids.filter((id) => {
+      const lease = this.held.get(id);
+      if (!lease || lease.settling) return false;
+      lease.settling = true;
+      return true;
+    });
+    if (taken.length === 0) return null;
+    try {
+      const result = await write(taken.map((id) => this.held.get(id)!.value));
+      for (const id of taken) this.held.delete(id);
+      return result;
+    } catch (err) {
+      for (const id of taken) {
+        const lease = this.held.get(id);
+        if (lease) lease.settling = false;
+      }
+      throw err;
+    }
+  }
+}

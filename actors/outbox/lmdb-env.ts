@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { open, type Key, type RootDatabase } from 'lmdb';
+import type { WriteBlockReason } from '../contracts/outbox.js';
+import type { SinkDb } from './lmdb-records.js';
+
+/**
+ * One LMDB environment per node in `<state_dir>/outbox` (data.mdb, lock.mdb), one
+ * named sub-database per sink and one `node` sub-database for node-wide facts. LMDB
+ * commits on its own write thread (lmdb-js), so the event loop never waits on disk;
+ * reads are memory-mapped and synchronous. Other processes (the offline
+ * `weir connector state`) may open it read-only while the node runs.
+ */
+export function outboxDir(stateDir: string): string {
+  return path.join(stateDir, 'outbox');
+}
+
+/** Sub-databases an environment may hold: one per sink plus `node`. */
+const MAX_DBS = 256;
+
+export function openOutboxEnv(stateDir: string, readOnly: boolean): RootDatabase<unknown, Key> {
+  const dir = outboxDir(stateDir);
+  if (!readOnly) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return open<unknown, Key>({ path: dir, maxDbs: MAX_DBS, readOnly });
+}
+
+/** Whether a node ever created an outbox in this state dir. */
+export function outboxEnvExists(stateDir: string): boolean {
+  return fs.existsSync(path.join(outboxDir(stateDir), 'data.mdb'));
+}
+
+export function openSinkDb(env: RootDatabase<unknown, Key>, sink: string): SinkDb {
+  return env.openDB<unknown, Key>({ name: `sink:${sink}` });
+}
+
+export function openNodeDb(env: RootDatabase<unknown, Key>): SinkDb {
+  return env.openDB<unknown, Key>({ name: 'node' });
+}
+
+/** The node's last write-block state, kept for readers without a running node. */
+const STORAGE_KEY = 'storage';
+
+export function readWriteBlock(nodeDb: SinkDb): WriteBlockReason | null {
+  return (nodeDb.get(STORAGE_KEY) as { write_blocked_reason: WriteBlockReason | null } | undefined)?.write_blocked_reason ?? null;
+}
+
+export function persistWriteBlock(nodeDb: SinkDb, reason: WriteBlockReason | null): Promise<boolean> {
+  return nodeDb.put(STORAGE_KEY, { write_blocked_reason: reason });
+}

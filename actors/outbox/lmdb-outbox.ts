@@ -1,0 +1,260 @@
+import type {
+  DeadLetter,
+  Outbox,
+  OutboxAppend,
+  OutboxEntry,
+  OutboxState,
+  ReplayGap,
+} from '../contracts/outbox.js';
+import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
+import { LeaseBook } from './lease-book.js';
+import {
+  COUNTERS_KEY,
+  GAPS_KEY,
+  deadKey,
+  entryKey,
+  positionOf,
+  range,
+  readCounters,
+  readGaps,
+  retryKey,
+  sinkState,
+  toDeadLetter,
+  toEntry,
+  type Counters,
+  type RetryMark,
+  type SinkDb,
+  type StoredDead,
+  type StoredEntry,
+} from './lmdb-records.js';
+import type { OutboxBudget } from './outbox-budget.js';
+import { OutboxClosed } from './outbox-errors.js';
+
+interface Lease {
+  pos: number;
+  bytes: number;
+  attempts: number;
+}
+
+/**
+ * The embedded outbox of one sink (layout in lmdb-records.ts). Every change is one
+ * LMDB transaction together with the counters it moves, committed off the event loop
+ * and awaited until flushed to disk; leases and due times are also kept in memory
+ * for a lease() that reads keys only.
+ */
+export class LmdbOutbox implements Outbox {
+  private readonly leases = new LeaseBook<Lease>();
+  private readonly leasedPositions = new Set<number>();
+  private readonly retries = new Map<number, RetryMark>();
+  private readonly listeners = new Set<() => void>();
+  private nextPos = 0;
+  private closed = false;
+
+  constructor(
+    readonly sink: string,
+    private readonly db: SinkDb,
+    private readonly budget: OutboxBudget,
+    private readonly onClose: (outbox: LmdbOutbox) => void,
+  ) {
+    for (const { key, value } of db.getRange(range('r'))) this.retries.set(positionOf(key), value as RetryMark);
+    for (const kind of ['p', 'd'] as const) {
+      for (const key of db.getKeys({ ...range(kind), reverse: true, start: range(kind).end, end: range(kind).start, limit: 1 })) {
+        this.nextPos = Math.max(this.nextPos, positionOf(key) + 1);
+      }
+    }
+    budget.load(sink, readCounters(db).bytes);
+  }
+
+  async append(entries: readonly OutboxAppend[]): Promise<void> {
+    this.assertOpen();
+    if (entries.length === 0) return;
+    const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+    await this.budget.reserve(this.sink, bytes);
+    const first = this.nextPos;
+    this.nextPos += entries.length;
+    const now = Date.now();
+    try {
+      await this.write(() => {
+        entries.forEach((e, i) => {
+          const stored: StoredEntry = { id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: now, replayed_at_unix_ms: null };
+          this.db.putSync(entryKey(first + i), stored);
+        });
+        this.count((c) => {
+          c.pending += entries.length;
+          c.bytes += bytes;
+        });
+      });
+    } catch (err) {
+      this.budget.release(this.sink, bytes);
+      throw err;
+    }
+    this.budget.committed();
+    for (const listener of this.listeners) listener();
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async lease(max: number): Promise<OutboxEntry[]> {
+    this.assertOpen();
+    const now = Date.now();
+    const out: OutboxEntry[] = [];
+    for (const key of this.db.getKeys(range('p'))) {
+      if (out.length >= max) break;
+      const pos = positionOf(key);
+      const mark = this.retries.get(pos);
+      if (this.leasedPositions.has(pos) || (mark && mark.not_before_unix_ms > now)) continue;
+      const stored = this.db.get(key) as StoredEntry;
+      // The same event appended twice is leased once at a time: leases are keyed by id.
+      if (this.leases.has(stored.id)) continue;
+      const attempts = mark?.attempts ?? 0;
+      this.leases.add(stored.id, { pos, bytes: Buffer.byteLength(stored.body), attempts });
+      this.leasedPositions.add(pos);
+      out.push(toEntry(stored, attempts));
+    }
+    return out;
+  }
+
+  async ack(ids: readonly string[]): Promise<void> {
+    this.assertOpen();
+    const done = await this.leases.settle(ids, async (leases) => {
+      const bytes = leases.reduce((n, l) => n + l.bytes, 0);
+      await this.write(() => {
+        for (const l of leases) {
+          this.db.removeSync(entryKey(l.pos));
+          if (this.retries.has(l.pos)) this.db.removeSync(retryKey(l.pos));
+        }
+        this.count((c) => {
+          c.total_delivered += leases.length;
+          c.pending -= leases.length;
+          c.bytes -= bytes;
+        });
+      });
+      this.budget.release(this.sink, bytes);
+      return leases;
+    });
+    for (const l of done ?? []) this.forget(l.pos);
+  }
+
+  async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
+    this.assertOpen();
+    const at = Date.now();
+    const done = await this.leases.settle([id], async ([l]) => {
+      const mark: RetryMark = { attempts: l!.attempts + 1, not_before_unix_ms: notBeforeUnixMs };
+      await this.write(() => {
+        this.db.putSync(retryKey(l!.pos), mark);
+        this.countFailure(error, at);
+      });
+      // Set before the lease is dropped, so no lease() in between finds it due.
+      this.retries.set(l!.pos, mark);
+      return l!;
+    });
+    if (done) this.leasedPositions.delete(done.pos);
+  }
+
+  async deadLetter(id: string, error: string): Promise<void> {
+    this.assertOpen();
+    const at = Date.now();
+    const done = await this.leases.settle([id], async ([l]) => {
+      await this.write(() => {
+        const stored = this.db.get(entryKey(l!.pos)) as StoredEntry;
+        const dead: StoredDead = { ...stored, attempts: l!.attempts + 1, error, dead_at_unix_ms: at };
+        this.db.removeSync(entryKey(l!.pos));
+        if (this.retries.has(l!.pos)) this.db.removeSync(retryKey(l!.pos));
+        this.db.putSync(deadKey(l!.pos), dead);
+        this.countFailure(error, at);
+        this.count((c) => {
+          c.pending -= 1;
+          c.dead_letters += 1;
+        });
+      });
+      return l!;
+    });
+    if (done) this.forget(done.pos);
+  }
+
+  async listDeadLetters(limit: number): Promise<DeadLetter[]> {
+    this.assertOpen();
+    return [...this.db.getRange({ ...range('d'), limit })].map(({ value }) => toDeadLetter(value as StoredDead));
+  }
+
+  async replayDeadLetters(ids?: readonly string[]): Promise<number> {
+    this.assertOpen();
+    const wanted = ids ? new Set(ids) : null;
+    const now = Date.now();
+    return this.write(() => {
+      const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
+      for (const { key, value } of chosen) {
+        const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
+        this.db.removeSync(key);
+        this.db.putSync(entryKey(positionOf(key)), { id, sequence, body, enqueued_at_unix_ms, replayed_at_unix_ms: now });
+      }
+      this.count((c) => {
+        c.pending += chosen.length;
+        c.dead_letters -= chosen.length;
+      });
+      return chosen.length;
+    });
+  }
+
+  async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
+    this.assertOpen();
+    await this.write(() => {
+      const gaps = readGaps(this.db);
+      const last = gaps.at(-1);
+      if (continuesLast && last) {
+        gaps[gaps.length - 1] = { ...last, to_sequence: gap.to_sequence };
+      } else {
+        gaps.push({ from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms });
+        this.count((c) => (c.replay_gaps += 1));
+      }
+      this.db.putSync(GAPS_KEY, gaps.slice(-OUTBOX_GAPS_KEPT));
+    });
+  }
+
+  async state(): Promise<OutboxState> {
+    this.assertOpen();
+    return sinkState(this.db, this.budget.reason, Date.now());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.leases.clear();
+    this.leasedPositions.clear();
+    this.listeners.clear();
+    this.onClose(this);
+  }
+
+  /** One transaction, resolved once LMDB has committed it and flushed it to disk. */
+  private async write<T>(body: () => T): Promise<T> {
+    const result = await this.db.transaction(body);
+    await this.db.flushed;
+    return result;
+  }
+
+  /** Inside a transaction: read, change and write the sink's counters. */
+  private count(change: (c: Counters) => void): void {
+    const c = readCounters(this.db);
+    change(c);
+    this.db.putSync(COUNTERS_KEY, c);
+  }
+
+  private countFailure(message: string, at: number): void {
+    this.count((c) => {
+      c.total_failed += 1;
+      c.last_error = { message, at_unix_ms: at };
+    });
+  }
+
+  private forget(pos: number): void {
+    this.leasedPositions.delete(pos);
+    this.retries.delete(pos);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
+  }
+}

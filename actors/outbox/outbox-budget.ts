@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import type { OutboxLimits, WriteBlockReason } from '../contracts/outbox.js';
+import { OutboxWriteBlocked } from './outbox-errors.js';
+
+type LimitReason = Exclude<WriteBlockReason, 'store_full'>;
+
+/** How long one statfs answer stands; appends in between subtract what they add. */
+const STATFS_TTL_MS = 1000;
+
+/**
+ * The node-wide disk protection of a store: bytes held per sink against max_bytes,
+ * free space of the state dir against min_free_bytes. An append reserves its bytes
+ * first; when a limit would be crossed it is refused and writes stay blocked until a
+ * later append fits again (or, for max_bytes, until deliveries free enough room).
+ */
+export class OutboxBudget {
+  private readonly held = new Map<string, number>();
+  private blockedBy: WriteBlockReason | null;
+  private free: { bytes: number; at: number } | null = null;
+
+  /**
+   * @param statfsDir directory whose file system must keep min_free_bytes; null for a
+   *   store whose data is not on this machine (Redis)
+   * @param onChange told each time writes become blocked or unblocked
+   * @param lastKnown the block a previous run left, standing until an append fits
+   */
+  constructor(
+    private limits: OutboxLimits,
+    private readonly statfsDir: string | null,
+    private readonly onChange: (reason: WriteBlockReason | null) => void,
+    lastKnown: WriteBlockReason | null = null,
+  ) {
+    this.blockedBy = lastKnown;
+  }
+
+  get reason(): WriteBlockReason | null {
+    return this.blockedBy;
+  }
+
+  get totalBytes(): number {
+    let sum = 0;
+    for (const n of this.held.values()) sum += n;
+    return sum;
+  }
+
+  bytesOf(sink: string): number {
+    return this.held.get(sink) ?? 0;
+  }
+
+  setLimits(limits: OutboxLimits): void {
+    this.limits = limits;
+    this.free = null;
+  }
+
+  /** Sets what a sink holds, as its store read it at open. */
+  load(sink: string, bytes: number): void {
+    this.held.set(sink, bytes);
+  }
+
+  /** Reserves room for an append of `bytes`, or throws OutboxWriteBlocked. */
+  async reserve(sink: string, bytes: number): Promise<void> {
+    const reason = await this.check(bytes);
+    if (reason) {
+      this.set(reason);
+      throw new OutboxWriteBlocked(reason, `outbox writes are blocked (${reason}): ${this.describe(reason)}`);
+    }
+    this.held.set(sink, this.bytesOf(sink) + bytes);
+    if (this.free) this.free.bytes -= bytes;
+  }
+
+  /** An append committed: writes flow again. */
+  committed(): void {
+    this.set(null);
+  }
+
+  /** Bytes that left the sink (delivered, or a reservation whose append failed). */
+  release(sink: string, bytes: number): void {
+    this.held.set(sink, Math.max(0, this.bytesOf(sink) - bytes));
+    if (this.blockedBy === 'max_bytes' && this.totalBytes < this.limits.max_bytes) this.set(null);
+  }
+
+  /** The store itself refused the write for lack of room (Redis out of memory). */
+  storeFull(cause: unknown): OutboxWriteBlocked {
+    this.set('store_full');
+    return new OutboxWriteBlocked('store_full', 'outbox writes are blocked (store_full): the store is out of room', { cause });
+  }
+
+  private async check(bytes: number): Promise<LimitReason | null> {
+    if (this.totalBytes + bytes > this.limits.max_bytes) return 'max_bytes';
+    if (this.statfsDir === null) return null;
+    if (!this.free || Date.now() - this.free.at > STATFS_TTL_MS || this.blockedBy !== null) {
+      const st = await fs.promises.statfs(this.statfsDir);
+      this.free = { bytes: st.bavail * st.bsize, at: Date.now() };
+    }
+    return this.free.bytes - bytes < this.limits.min_free_bytes ? 'min_free_bytes' : null;
+  }
+
+  private describe(reason: LimitReason): string {
+    return reason === 'max_bytes'
+      ? `the outbox holds ${this.totalBytes} of ${this.limits.max_bytes} bytes`
+      : `less than ${this.limits.min_free_bytes} bytes would stay free in ${this.statfsDir}`;
+  }
+
+  private set(reason: WriteBlockReason | null): void {
+    if (reason === this.blockedBy) return;
+    this.blockedBy = reason;
+    this.onChange(reason);
+  }
+}

@@ -1,0 +1,44 @@
+import type { WeirConfig } from '../config/schema.js';
+import type { Outbox, OutboxStore } from '../contracts/outbox.js';
+import { LmdbOutboxStore } from './lmdb-outbox-store.js';
+import { SpillOutbox } from './spill-outbox.js';
+
+export interface OutboxStores {
+  /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
+  readonly kind: 'redis' | 'embedded';
+  open(sink: string): Promise<Outbox>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the node's outbox stores: the embedded one always (it is the whole outbox
+ * without Redis, and the spill store beside Redis), BullMQ when `redis` is configured.
+ * BullMQ is loaded only then, so a node without Redis does not pay for it.
+ */
+export async function openOutboxStores(
+  config: WeirConfig,
+  onRedisError: (err: Error) => void,
+): Promise<OutboxStores> {
+  const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
+  let redis: OutboxStore | null = null;
+  if (config.redis) {
+    const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
+    redis = await BullmqOutboxStore.connect({
+      url: config.redis.url,
+      nodeId: config.node.id,
+      limits: config.outbox,
+      onError: onRedisError,
+    });
+  }
+  return {
+    kind: redis ? 'redis' : 'embedded',
+    async open(sink) {
+      const spill = await embedded.open(sink);
+      return redis ? new SpillOutbox(await redis.open(sink), spill) : spill;
+    },
+    async close() {
+      await redis?.close();
+      await embedded.close();
+    },
+  };
+}

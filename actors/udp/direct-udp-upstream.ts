@@ -1,0 +1,107 @@
+import dgram from 'node:dgram';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { dialFailure } from '../errors/flow-failure.js';
+import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import { AddressMap, headerMap } from './address-map.js';
+import { plainIp } from './client-gate.js';
+import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
+
+/** Most host names one association keeps resolved. */
+const NAME_LIMIT = 64;
+
+/**
+ * Sends each datagram straight to the destination the client named, from sockets of
+ * the association's own (one per address family, opened when first needed). Replies
+ * from any source come back framed with that source's address (full cone, as RFC 1928
+ * relays do). Host names are resolved once per association and kept.
+ */
+export class DirectUdpUpstream implements UdpUpstream {
+  readonly relay_chain = [];
+  readonly control = null;
+  resolved_ip: string | undefined;
+  private readonly sockets = new Map<4 | 6, dgram.Socket>();
+  private readonly names: AddressMap<{ address: string | null }> = new AddressMap(() => ({ address: null }), NAME_LIMIT);
+  private readonly sources = headerMap();
+  private closed = false;
+  /** Set once open() has finished: a bind error before it is open()'s to report. */
+  private live = false;
+  private readonly onSent = (err: Error | null): void => {
+    if (err && !this.closed) this.events.sendFailed(err);
+  };
+
+  private constructor(private readonly events: UdpUpstreamEvents) {}
+
+  /**
+   * Resolves the first destination and binds a socket of its family; a name that does
+   * not resolve or a socket that cannot bind fails the flow like a TCP dial would.
+   */
+  static async open(first: SocksTarget, events: UdpUpstreamEvents): Promise<DirectUdpUpstream> {
+    const upstream = new DirectUdpUpstream(events);
+    try {
+      const address = isIP(first.host) ? first.host : (await lookup(first.host)).address;
+      // Names are kept per host: port 0 stands for every port.
+      if (!isIP(first.host)) upstream.names.get(first.host, 0).address = address;
+      upstream.resolved_ip = address;
+      await new Promise<void>((resolve, reject) => {
+        const socket = upstream.socketFor(isIP(address) === 6 ? 6 : 4);
+        socket.once('error', reject);
+        socket.bind(0, () => {
+          socket.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      upstream.close();
+      throw dialFailure(err, first);
+    }
+    upstream.live = true;
+    return upstream;
+  }
+
+  send(target: SocksTarget, data: Buffer): number {
+    if (isIP(target.host)) this.sendTo(target.host, target.port, data);
+    else {
+      const name = this.names.get(target.host, 0);
+      if (name.address !== null) this.sendTo(name.address, target.port, data);
+      else void this.resolveAndSend(target, data, name);
+    }
+    return data.length;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const socket of this.sockets.values()) socket.close();
+    this.sockets.clear();
+  }
+
+  private async resolveAndSend(target: SocksTarget, data: Buffer, name: { address: string | null }): Promise<void> {
+    try {
+      name.address = (await lookup(target.host)).address;
+    } catch (err) {
+      if (!this.closed) this.events.sendFailed(err as Error);
+      return;
+    }
+    if (!this.closed) this.sendTo(name.address, target.port, data);
+  }
+
+  private sendTo(address: string, port: number, data: Buffer): void {
+    this.socketFor(isIP(address) === 6 ? 6 : 4).send(data, port, address, this.onSent);
+  }
+
+  private socketFor(family: 4 | 6): dgram.Socket {
+    let socket = this.sockets.get(family);
+    if (!socket) {
+      // An unbound socket binds itself to a random port on its first send.
+      socket = dgram.createSocket(family === 6 ? 'udp6' : 'udp4');
+      socket.on('message', (msg, rinfo) => {
+        this.events.reply([this.sources.get(plainIp(rinfo.address), rinfo.port), msg], msg.length, msg.length);
+      });
+      socket.on('error', (err) => {
+        if (this.live && !this.closed) this.events.broken(err);
+      });
+      this.sockets.set(family, socket);
+    }
+    return socket;
+  }
+}

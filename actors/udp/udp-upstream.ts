@@ -1,0 +1,32 @@
+import type { Socket } from 'node:net';
+import type { RelayHop } from '../../streams/contract.js';
+import type { SocksTarget } from '../inbounds/socks5-wire.js';
+
+/** What an upstream tells its association. */
+export interface UdpUpstreamEvents {
+  /**
+   * A datagram for the client, already framed with the SOCKS UDP header of its source.
+   * `payloadBytes` excludes that header; `wireBytes` is what the upstream socket received.
+   */
+  reply(framed: Buffer | readonly Buffer[], payloadBytes: number, wireBytes: number): void;
+  /** The kernel or the resolver refused a send. */
+  sendFailed(err: Error): void;
+  /** A datagram from upstream that cannot be relayed (malformed or fragmented). */
+  recvFailed(): void;
+  /** The upstream ended by itself: the hop closed the association's control connection, a socket failed. */
+  broken(err: Error): void;
+}
+
+/** Where an association's datagrams go: straight to their destinations, or through a SOCKS5 hop's relay. */
+export interface UdpUpstream {
+  /** One element per hop; empty when direct. */
+  readonly relay_chain: RelayHop[];
+  /** The address dialled: the first destination's (direct) or the hop's (chained). */
+  readonly resolved_ip: string | undefined;
+  /** The hop's TCP control connection, for the boundary counters; null when direct. */
+  readonly control: Socket | null;
+  /** Sends one payload to `target` and returns the bytes put on the wire for it. */
+  send(target: SocksTarget, data: Buffer): number;
+  /** Ends the upstream; no event follows. */
+  close(): void;
+}

@@ -1,0 +1,104 @@
+import type { Outbox, OutboxEntry } from '../contracts/outbox.js';
+import { retryDelayMs } from './delivery-verdict.js';
+import { postWebhook, type WebhookTarget } from './webhook-post.js';
+
+export interface ConnectorOptions {
+  target: WebhookTarget;
+  /** Envelopes per request; 1 sends each envelope alone. */
+  batchSize: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Seconds after its append that an entry stops being retried and becomes a dead letter. */
+  retryForS: number;
+  backoff: { baseMs: number; capMs: number };
+  /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
+  pollMs?: number;
+}
+
+/**
+ * Delivers one sink's outbox to its Webhook: leases entries, POSTs them, and turns
+ * each verdict into ack, retry (full-jitter backoff, Retry-After honoured) or dead
+ * letter.
+ */
+export class WebhookConnector {
+  private stopped = false;
+  private inFlight = 0;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly detach: (() => void)[] = [];
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly opts: ConnectorOptions,
+  ) {}
+
+  start(): void {
+    this.detach.push(this.outbox.onAppend(() => this.poke()));
+    this.loop = this.run();
+  }
+
+  /** Stops leasing and waits for the requests in flight; unacknowledged entries stay pending. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const d of this.detach) d();
+    this.poke();
+    await this.loop;
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    const pending = new Set<Promise<void>>();
+    while (!this.stopped) {
+      let leased = false;
+      while (!this.stopped && this.inFlight < this.opts.concurrency) {
+        const entries = await this.outbox.lease(this.opts.batchSize).catch(() => []);
+        if (entries.length === 0) break;
+        leased = true;
+        const job = this.deliver(entries).finally(() => {
+          this.inFlight--;
+          pending.delete(job);
+          this.poke();
+        });
+        this.inFlight++;
+        pending.add(job);
+      }
+      if (!leased || this.inFlight >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
+    }
+    await Promise.all(pending);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  private async deliver(entries: OutboxEntry[]): Promise<void> {
+    const verdict = await postWebhook(this.opts.target, entries);
+    const ids = entries.map((e) => e.id);
+    if (verdict.kind === 'ack') {
+      await this.outbox.ack(ids).catch(() => undefined);
+      return;
+    }
+    const now = Date.now();
+    for (const entry of entries) {
+      const expired = now - entry.enqueued_at_unix_ms >= this.opts.retryForS * 1000;
+      const done =
+        verdict.kind === 'dead' || expired
+          ? this.outbox.deadLetter(entry.id, expired && verdict.kind === 'retry' ? `${verdict.error}; gave up after ${this.opts.retryForS} s` : verdict.error)
+          : this.outbox.retry(entry.id, verdict.error, now + retryDelayMs(entry.attempts, verdict.retryAfterMs, this.opts.backoff));
+      await done.catch(() => undefined);
+    }
+  }
+}

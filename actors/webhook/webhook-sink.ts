@@ -1,0 +1,103 @@
+import type { Observable } from 'rxjs';
+import type { BusEvent, Envelope } from '../../streams/contract.js';
+import type { WebhookSinkConfig } from '../config/schema.js';
+import type { Outbox, OutboxState } from '../contracts/outbox.js';
+import type { ConnectorState, Sink } from '../contracts/sink.js';
+import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
+import { WebhookConnector } from './webhook-connector.js';
+
+/** How often the cached connector state is refreshed from the outbox. */
+const STATE_REFRESH_MS = 250;
+
+/**
+ * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox, the
+ * connector delivers them. Its state is read from the outbox (the same from both
+ * stores) and cached, so status reads never wait on disk or Redis.
+ */
+export class WebhookSink implements Sink {
+  readonly type = 'webhook';
+  private dispatcher: OutboxDispatcher | null = null;
+  private connector: WebhookConnector | null = null;
+  private outbox: Outbox | null = null;
+  private cached: OutboxState | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly config: WebhookSinkConfig,
+    private readonly deps: {
+      nodeId: string;
+      events$: Observable<Envelope>;
+      openOutbox: (sink: string) => Promise<Outbox>;
+      publish: (event: BusEvent) => void;
+    },
+  ) {}
+
+  get tag(): string {
+    return this.config.tag;
+  }
+
+  async start(): Promise<void> {
+    const c = this.config;
+    const outbox = await this.deps.openOutbox(c.tag);
+    this.outbox = outbox;
+    this.dispatcher = new OutboxDispatcher({
+      sink: c.tag,
+      nodeId: this.deps.nodeId,
+      events: c.events,
+      outbox,
+      publish: this.deps.publish,
+    });
+    this.connector = new WebhookConnector(outbox, {
+      target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
+      batchSize: c.batch_size,
+      concurrency: c.concurrency,
+      retryForS: c.retry_for_s,
+      backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
+    });
+    this.dispatcher.start(this.deps.events$);
+    this.connector.start();
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), STATE_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  /** Everything taken from the bus reaches the outbox; what is undelivered stays there for the next start. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.dispatcher?.stop();
+    await this.connector?.stop();
+    await this.refresh();
+    await this.outbox?.close();
+  }
+
+  state(): ConnectorState {
+    const s = this.cached;
+    return {
+      tag: this.tag,
+      type: this.type,
+      pending: s?.pending ?? 0,
+      total_delivered: s?.total_delivered ?? 0,
+      total_failed: s?.total_failed ?? 0,
+      replay_gaps: s?.replay_gaps ?? 0,
+      last_error: s?.last_error ?? null,
+      outbox_storage: s?.outbox_storage ?? { write_blocked: false },
+      oldest_pending_age_ms: s?.oldest_pending_age_ms ?? null,
+      dead_letters: s?.dead_letters ?? 0,
+      gaps: s?.gaps ?? [],
+    };
+  }
+
+  /** The dead-letter set, for the operator to inspect and replay. */
+  deadLetters(limit: number): ReturnType<Outbox['listDeadLetters']> {
+    return this.outbox ? this.outbox.listDeadLetters(limit) : Promise.resolve([]);
+  }
+
+  replayDeadLetters(ids?: readonly string[]): Promise<number> {
+    return this.outbox ? this.outbox.replayDeadLetters(ids) : Promise.resolve(0);
+  }
+
+  private async refresh(): Promise<void> {
+    if (!this.outbox) return;
+    this.cached = await this.outbox.state().catch(() => this.cached);
+  }
+}

@@ -1,0 +1,58 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { E2E_NODE_ID } from '../support/node-config.js';
+import { startOrigin } from '../support/origin.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+
+const FLOWS = 16;
+
+test('kill -9 mid-delivery loses nothing the outbox committed: after a restart every flow.completed arrives', async () => {
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  // A slow receiver: deliveries are in flight and a backlog waits when the node dies.
+  receiver.respond(() => ({ status: 200, delayMs: 300 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
+  try {
+    const ports = await hn.curlFlows(FLOWS);
+    // Committed: the outbox holds (or has delivered) the flow.completed of every curl.
+    const before = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s && s.pending + s.total_delivered === FLOWS ? s : undefined;
+      },
+      10_000,
+      'every flow.completed in the outbox',
+    );
+    assert.ok(before.pending > 0, `a backlog at the kill (${before.pending} pending)`);
+    await waitFor(() => receiver.inFlight() > 0, 5000, 'a delivery in flight');
+    await hn.node.kill9();
+    const answeredBeforeKill = receiver.requests().filter((r) => r.status === 200).length;
+    assert.ok(answeredBeforeKill < FLOWS, 'the kill came before the end of the deliveries');
+
+    receiver.respond(() => ({ status: 200 }));
+    await hn.restart();
+    const after = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s?.pending === 0 && completedById(receiver.acknowledged()).size === FLOWS ? s : undefined;
+      },
+      15_000,
+      'every flow.completed delivered after the restart',
+    );
+    const completed = completedById(receiver.acknowledged());
+    assert.equal([...completed.values()].map(sourcePortOf).sort(), [...ports].sort(), 'one flow.completed per curl');
+    for (const [id, e] of completed) assert.is(e['event_id'], id);
+    // At least once: whatever was answered but not yet acknowledged in the outbox comes again.
+    assert.ok(receiver.acknowledged().length >= FLOWS);
+    assert.is(after.dead_letters, 0);
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+  } finally {
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,180 @@
+import * as assert from 'uvu/assert';
+import type { ConnectorState } from '../../actors/contracts/sink.js';
+import { curl } from '../support/curl.js';
+import { freePorts } from '../support/free-port.js';
+import { e2eConfig, eventsPath } from '../support/node-config.js';
+import type { Origin } from '../support/origin.js';
+import { startNode, type WeirNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
+import type { ReceivedRequest } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** The Webhook token of the specs; it must never show up in an API body or a log. */
+export const HOOK_TOKEN = 'whtok-e2e-7f3c9a1d5b2e8f40';
+const API_KEY = 'e2e-api-key-not-a-secret';
+
+/** A sink as GET /api/v1/sinks shows it, with the outbox's extra storage fields. */
+export type SinkView = ConnectorState & {
+  outbox_storage: { write_blocked: boolean; write_blocked_reason?: string | null; store?: string; bytes?: number };
+};
+
+export interface HookNodeOptions {
+  origin: Origin;
+  /** The Webhook sink `hook` (events flow.completed, small backoff) with these fields over the defaults; null: no Webhook sink. */
+  hook: Record<string, unknown> | null;
+  redisUrl?: string;
+  outbox?: { max_bytes?: number; min_free_bytes?: number };
+}
+
+export interface ApiReply {
+  status: number;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- spec-side convenience
+  json: any;
+}
+
+export interface HookNode {
+  /** The running process; replaced by `restart`. */
+  node: WeirNode;
+  configPath: string;
+  /** The node's JSONL sink of every event type. */
+  events: string;
+  /** Every API response body read, for the no-secrets check. */
+  bodies: string[];
+  api(path: string, init?: { method?: string; body?: unknown }): Promise<ApiReply>;
+  sink(tag?: string): Promise<SinkView | undefined>;
+  /** One curl through the SOCKS5 inbound to the origin; resolves with curl's local port (the flow's source port). */
+  curlFlow(): Promise<number>;
+  /** `count` curls, `parallel` at a time; the local ports in completion order. */
+  curlFlows(count: number, parallel?: number): Promise<number[]>;
+  /** Starts the node again on the same config file, ports and state dir (after a stop or a kill -9). */
+  restart(): Promise<void>;
+}
+
+let curls = 0;
+
+/**
+ * A real `weir run` for the Webhook specs: a SOCKS5 inbound, direct outbound, a JSONL
+ * sink of every event, and the Webhook sink `hook` of flow.completed with a backoff
+ * small enough for a spec. Outbox limits default to "never blocks" (min_free_bytes 0).
+ */
+export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
+  const stateDir = tempDir('weir-webhook-');
+  const [socksPort, controlPort] = await freePorts(2);
+  const base = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
+  const hook = opts.hook && {
+    type: 'webhook',
+    tag: 'hook',
+    token: HOOK_TOKEN,
+    events: ['flow.completed'],
+    concurrency: 2,
+    timeout_ms: 3000,
+    backoff_base_ms: 100,
+    backoff_max_ms: 1000,
+    ...opts.hook,
+  };
+  const config = {
+    ...base,
+    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY },
+    ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
+    outbox: { min_free_bytes: 0, ...opts.outbox },
+    event_sinks: [...(base['event_sinks'] as unknown[]), ...(hook ? [hook] : [])],
+  };
+  const bodies: string[] = [];
+  const baseUrl = `http://127.0.0.1:${controlPort}/api/v1`;
+  const api: HookNode['api'] = async (path, init = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${API_KEY}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    bodies.push(text);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, text, json };
+  };
+  const curlFlow = async (): Promise<number> => {
+    const target = opts.origin.url(`/bytes/64?n=${++curls}`);
+    const res = await curl(['--socks5-hostname', `127.0.0.1:${socksPort}`, '-o', '/dev/null', '-w', '%{local_port}', target]);
+    assert.is(res.code, 0, `curl through the node: ${res.stderr}`);
+    return Number(res.body.toString());
+  };
+  // The control plane listens a moment after the inbounds do.
+  const boot = async (): Promise<WeirNode> => {
+    const node = await startNode(config);
+    await waitFor(() => api('/sinks').then((r) => r.status === 200, () => false), 10_000, 'the control plane');
+    return node;
+  };
+  const hookNode: HookNode = {
+    node: await boot(),
+    configPath: '',
+    events: eventsPath(stateDir),
+    bodies,
+    api,
+    async sink(tag = 'hook') {
+      const res = await api('/sinks');
+      assert.is(res.status, 200, res.text);
+      return (res.json.sinks as SinkView[]).find((s) => s.tag === tag);
+    },
+    curlFlow,
+    async curlFlows(count, parallel = 4) {
+      const ports: number[] = [];
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < count) {
+          next++;
+          ports.push(await curlFlow());
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(parallel, count) }, lane));
+      return ports;
+    },
+    async restart() {
+      hookNode.node = await boot();
+    },
+  };
+  hookNode.configPath = hookNode.node.configPath;
+  return hookNode;
+}
+
+/** The flow's source port of a flow.completed envelope. */
+export function sourcePortOf(envelope: Record<string, unknown>): number {
+  const payload = envelope['payload'] as { record: { source?: { port: number } } };
+  return payload.record.source?.port ?? -1;
+}
+
+/**
+ * Every request the receiver took is a signed Standard Webhooks POST: valid signature,
+ * fresh timestamp, webhook-id = event_id (a batch: `<first event_id>+<n-1>`), and each
+ * envelope is a node.event.v1 of this node (source_id = node id).
+ */
+export function assertWellFormed(requests: readonly ReceivedRequest[], nodeId: string): void {
+  for (const r of requests) {
+    assert.is(r.method, 'POST');
+    assert.is(r.path, '/hook');
+    assert.is(r.headers['content-type'], 'application/json');
+    assert.ok(r.signatureValid, `signature of ${r.webhookId}`);
+    assert.ok(Math.abs(r.timestampS * 1000 - r.at) < 5000, `webhook-timestamp ${r.timestampS} is the send time`);
+    const parsed = JSON.parse(r.body) as Record<string, unknown> | Record<string, unknown>[];
+    const envelopes = Array.isArray(parsed) ? parsed : [parsed];
+    const expectedId = Array.isArray(parsed) ? `${String(parsed[0]!['event_id'])}+${parsed.length - 1}` : String(parsed['event_id']);
+    assert.is(r.webhookId, expectedId);
+    for (const e of envelopes) {
+      assert.is(e['schema_id'], 'node.event.v1');
+      assert.is(e['source_id'], nodeId);
+    }
+  }
+}
+
+/** The distinct flow.completed envelopes acknowledged so far, by event_id. */
+export function completedById(acknowledged: readonly Record<string, unknown>[]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const e of acknowledged) if (e['event_type'] === 'flow.completed') out.set(String(e['event_id']), e);
+  return out;
+}

@@ -1,0 +1,79 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { E2E_NODE_ID } from '../support/node-config.js';
+import { startOrigin } from '../support/origin.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { runWeir } from '../support/weir-bin.js';
+import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+
+test('a receiver down for a while gets the whole backlog when it is back; failed attempts are counted; the state reads offline', async () => {
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
+  try {
+    const ports = await hn.curlFlows(2);
+    await waitFor(async () => (await hn.sink())?.total_delivered === 2, 10_000, 'the first two deliveries');
+
+    await receiver.stop();
+    ports.push(...(await hn.curlFlows(8)));
+    // Each of the 8 is tried at once and refused; only then is the receiver "down for a while".
+    const down = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s && s.pending === 8 && s.total_failed >= 8 ? s : undefined;
+      },
+      10_000,
+      'a failed attempt of every backlog entry',
+    );
+    assert.match(down.last_error!.message, /^network error/);
+    assert.ok(down.oldest_pending_age_ms! > 0, 'the backlog has an age');
+    assert.is(down.total_delivered, 2);
+    await sleep(1000);
+    const failedWhileDown = (await hn.sink())!.total_failed;
+    assert.ok(failedWhileDown >= down.total_failed);
+
+    await receiver.start();
+    const drained = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s && s.pending === 0 && s.total_delivered === 10 ? s : undefined;
+      },
+      15_000,
+      'the backlog to drain',
+    );
+    const answeredOk = receiver.requests().filter((r) => r.status === 200).length;
+    assert.is(drained.total_delivered, answeredOk, 'total_delivered counts each acknowledged request');
+    assert.ok(drained.total_failed >= failedWhileDown, 'total_failed never goes back');
+    assert.is(drained.oldest_pending_age_ms, null);
+    assert.equal([drained.replay_gaps, drained.dead_letters, drained.outbox_storage.write_blocked], [0, 0, false]);
+    const completed = completedById(receiver.acknowledged());
+    assert.is(completed.size, 10);
+    assert.equal([...completed.values()].map(sourcePortOf).sort(), [...ports].sort(), 'one flow.completed per curl');
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+
+    assert.is(await hn.node.stop(), 0);
+    const offline = await runWeir(['connector', 'state', '--json', hn.configPath]);
+    assert.is(offline.code, 0, offline.stderr);
+    const hook = (JSON.parse(offline.stdout) as Record<string, unknown>[]).find((s) => s['tag'] === 'hook');
+    assert.equal(hook, {
+      tag: 'hook',
+      type: 'webhook',
+      state_known: true,
+      pending: 0,
+      total_delivered: 10,
+      total_failed: drained.total_failed,
+      replay_gaps: 0,
+      last_error: drained.last_error,
+      outbox_storage: { write_blocked: false },
+    });
+    for (const text of [...hn.bodies, offline.stdout, hn.node.stdout(), hn.node.stderr()]) assert.not.ok(text.includes(HOOK_TOKEN), 'no token');
+  } finally {
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+  }
+});
+
+test.run();

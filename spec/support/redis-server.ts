@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** The server's own data dir (AOF), kept across restarts. */
+  dir: string;
+  /** Stops the server (SIGTERM) and waits for its exit. */
+  stop(): Promise<void>;
+  /** SIGKILLs the server and waits for its exit: a crash, with what the AOF holds surviving. */
+  kill9(): Promise<void>;
+  /** Starts the server again on the same port and dir; resolves once PING answers. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its dir. */
+  close(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+let hooked = false;
+
+function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  // Whatever failed before, no redis-server outlives the test process.
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+/**
+ * A throwaway real redis-server on a free loopback port with its own temp dir, set up
+ * as a fleet's Redis should be for the outbox: AOF on with `appendfsync always` (with
+ * `everysec` Redis may answer a write whose AOF write it postponed, and a kill -9 then
+ * loses it), no RDB snapshots, noeviction.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  hookExit();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-redis-'));
+  const port = await freeLoopbackPort();
+  let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+
+  const launch = async (): Promise<void> => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'];
+    const proc = spawn('redis-server', args, { stdio: 'ignore' });
+    live.add(proc);
+    exited = new Promise((resolve) =>
+      proc.once('exit', () => {
+        live.delete(proc);
+        resolve();
+      }),
+    );
+    child = proc;
+    await waitForPong(port, proc, 10_000);
+  };
+  const signal = async (sig: NodeJS.Signals): Promise<void> => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(sig);
+    await exited;
+    child = null;
+  };
+
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    dir,
+    stop: () => signal('SIGTERM'),
+    kill9: () => signal('SIGKILL'),
+    restart: launch,
+    close: async () => {
+      await signal('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPong(port: number, proc: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ping(port))) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`redis-server on port ${port} exited at start`);
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+/** One inline PING; true on +PONG (not on -LOADING while the AOF is being read). */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let answer = '';
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString();
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}

@@ -1,0 +1,144 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Outbox } from '../../../actors/contracts/outbox.js';
+import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
+import { OutboxUnavailable, OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
+import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
+import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { counts, entries, ROOMY } from './outbox-contract.js';
+
+const test = suite('Redis outbox faults');
+const server = startRedisServer();
+test.after(async () => (await server).close());
+let nodes = 0;
+
+async function openSink(redis: RedisServer, nodeId = `fault-node-${++nodes}`): Promise<{ store: BullmqOutboxStore; outbox: Outbox; nodeId: string }> {
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY });
+  return { store, outbox: await store.open('billing'), nodeId };
+}
+
+/** Retries `call` until it resolves (the store reconnects by itself), for at most 10 s. */
+async function eventually<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(100);
+    }
+  }
+}
+
+test('committed entries survive a kill -9 and restart of Redis (AOF), and the store reconnects by itself', async () => {
+  const redis = await server;
+  const { store, outbox } = await openSink(redis);
+  try {
+    await outbox.append(entries(1, 50));
+    await outbox.recordGap({ from_sequence: 51, to_sequence: 52, at_unix_ms: 9 }, false);
+    await redis.kill9();
+    await redis.restart();
+    const leased = await eventually(() => outbox.lease(100));
+    assert.equal(
+      leased.map((e) => e.sequence),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    await outbox.ack(leased.map((e) => e.id));
+    assert.equal(counts(await outbox.state()), { pending: 0, total_delivered: 50, total_failed: 0, replay_gaps: 1, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    await store.close();
+  }
+});
+
+test('append fails fast with OUTBOX_UNAVAILABLE while Redis is down, keeping nothing, and works once it is back', async () => {
+  const redis = await server;
+  const { store, outbox } = await openSink(redis);
+  try {
+    await outbox.append(entries(1, 2));
+    await redis.kill9();
+    const started = Date.now();
+    const err = await outbox.append(entries(3, 4)).catch((e: unknown) => e);
+    assert.ok(Date.now() - started < 1000, `refused after ${Date.now() - started} ms`);
+    assert.instance(err, OutboxUnavailable);
+    assert.is((err as OutboxUnavailable).code, 'OUTBOX_UNAVAILABLE');
+    const leaseErr = await outbox.lease(5).catch((e: unknown) => e);
+    assert.instance(leaseErr, OutboxUnavailable, 'lease fails fast too');
+    await redis.restart();
+    await eventually(() => outbox.append(entries(5, 5)));
+    // The worker's connection comes back on its own schedule.
+    assert.equal(
+      (await eventually(() => outbox.lease(10))).map((e) => e.id),
+      ['ev-1', 'ev-2', 'ev-5'],
+    );
+    assert.is((await outbox.state()).outbox_storage.bytes, 21, 'the refused append was not counted');
+  } finally {
+    await store.close();
+  }
+});
+
+test('a node that died holding leases gets its entries back, in order, when it opens the sink again', async () => {
+  const redis = await server;
+  const dead = await openSink(redis);
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId: dead.nodeId, limits: ROOMY });
+  try {
+    await dead.outbox.append(entries(1, 3));
+    assert.equal((await dead.outbox.lease(2)).map((e) => e.id), ['ev-1', 'ev-2']);
+    // The restarted node opens the sink while the dead one's jobs are still active.
+    const restarted = await store.open('billing');
+    assert.equal(
+      (await restarted.lease(10)).map((e) => e.id),
+      ['ev-1', 'ev-2', 'ev-3'],
+    );
+  } finally {
+    await dead.store.close();
+    await store.close();
+  }
+});
+
+test('a Redis out of memory blocks writes as store_full until it has room again', async () => {
+  const redis = await server;
+  const { store, outbox } = await openSink(redis);
+  const admin = new Redis(redis.url);
+  try {
+    await admin.config('SET', 'maxmemory', '1');
+    const err = await outbox.append(entries(1, 1)).catch((e: unknown) => e);
+    assert.instance(err, OutboxWriteBlocked);
+    assert.is((err as OutboxWriteBlocked).reason, 'store_full');
+    assert.is((await outbox.state()).outbox_storage.write_blocked_reason, 'store_full');
+    await admin.config('SET', 'maxmemory', '0');
+    await outbox.append(entries(2, 2));
+    const s = await outbox.state();
+    assert.equal([s.outbox_storage.write_blocked, s.pending], [false, 1]);
+  } finally {
+    await admin.config('SET', 'maxmemory', '0');
+    admin.disconnect();
+    await store.close();
+  }
+});
+
+test('readRedisOutboxState reads a sink without touching its leases', async () => {
+  const redis = await server;
+  const { store, outbox, nodeId } = await openSink(redis);
+  try {
+    await outbox.append(entries(1, 3));
+    await outbox.lease(2);
+    await outbox.ack(['ev-1']);
+    await outbox.deadLetter('ev-2', 'HTTP 400');
+    const offline = await readRedisOutboxState(redis.url, nodeId, 'billing');
+    assert.equal(counts(offline), counts(await outbox.state()));
+    assert.equal(counts(offline), { pending: 1, total_delivered: 1, total_failed: 1, replay_gaps: 0, dead_letters: 1, write_blocked: false, bytes: 14 });
+    assert.is(offline.last_error?.message, 'HTTP 400');
+    assert.equal((await outbox.lease(10)).map((e) => e.id), ['ev-3']);
+  } finally {
+    await store.close();
+  }
+});
+
+test('readRedisOutboxState rejects when Redis cannot be reached', async () => {
+  const err = await readRedisOutboxState('redis://127.0.0.1:1', 'n', 'billing').catch((e: unknown) => e);
+  assert.instance(err, Error);
+});
+
+test.run();

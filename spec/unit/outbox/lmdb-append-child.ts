@@ -1,0 +1,13 @@
+/**
+ * Child of lmdb-durability.spec.ts: appends to the `billing` outbox of the state dir
+ * given as argv[2], one event per append, and prints `committed <sequence>` after
+ * each append resolved, until it is killed.
+ */
+import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+
+const store = new LmdbOutboxStore({ stateDir: process.argv[2]!, limits: { max_bytes: 1 << 30, min_free_bytes: 0 } });
+const outbox = await store.open('billing');
+for (let seq = 1; ; seq++) {
+  await outbox.append([{ id: `ev-${seq}`, sequence: seq, body: `{"n":${seq}}` }]);
+  process.stdout.write(`committed ${seq}\n`);
+}
