@@ -17,7 +17,12 @@ const HELP = `
     $ weir mode rule                           route by the rules
     $ weir mode global <target_tag>            route every new flow to one outbound
     $ weir connector state [--json] <config_file>
-                                               last known sink state, offline (no node needed)
+                                               sink state read from the state dir, offline (no node needed)
+    $ weir reload                              re-read the config file (as SIGHUP); hot sections take effect
+    $ weir probe <url_test_tag>                run a manual url_test probe round
+    $ weir dead-letters <sink_tag>             a Webhook sink's dead letters
+    $ weir dead-letters replay <sink_tag> [event_id ...]
+                                               make dead letters pending again
 
   Options
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
@@ -63,6 +68,12 @@ async function main(): Promise<number> {
       return (await import('./commands/mode.js')).modeCommand(args, flags);
     case 'connector':
       return (await import('./commands/connector-state.js')).connectorCommand(args, flags.json);
+    case 'reload':
+      return (await import('./commands/reload.js')).reloadCommand(flags);
+    case 'probe':
+      return (await import('./commands/probe.js')).probeCommand(args, flags);
+    case 'dead-letters':
+      return (await import('./commands/dead-letters.js')).deadLettersCommand(args, flags);
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }

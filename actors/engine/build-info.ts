@@ -11,7 +11,26 @@ export interface BuildInfo {
   binary_sha256: string;
 }
 
-const FEATURES = ['inbound.socks5', 'inbound.http', 'inbound.mixed', 'outbound.direct', 'outbound.block', 'sink.jsonl'];
+const FEATURES = [
+  'inbound.socks5',
+  'inbound.http',
+  'inbound.mixed',
+  'outbound.direct',
+  'outbound.block',
+  'outbound.socks',
+  'outbound.http',
+  'outbound.chain',
+  'policy.selector',
+  'policy.url_test',
+  'sink.jsonl',
+  'sink.webhook',
+  'outbox.embedded',
+  'outbox.redis',
+  'control.http',
+  'control.sse',
+  'control.ws',
+  'control.ipc',
+];
 
 /** dist/ — the artefact root, two levels above this compiled file (dist/actors/engine). */
 const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

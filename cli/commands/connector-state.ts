@@ -1,11 +1,18 @@
 import { loadConfigFile } from '../../actors/config/load-config.js';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
+import { readSinkOutboxState } from '../../actors/outbox/read-sink-state.js';
 import { readConnectorState } from '../../actors/sinks/connector-state-file.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson, table } from '../format.js';
 import { printProblems } from './validate.js';
 
 type ConnectorReport = ConnectorState & { state_known: boolean };
+
+function savedState(tag: string, type: string, known: ConnectorState | undefined): ConnectorReport {
+  if (!known || known.type !== type) return unknownState(tag, type);
+  const { tag: _tag, type: _type, ...counters } = known;
+  return { tag, type, state_known: true, ...counters };
+}
 
 function unknownState(tag: string, type: string): ConnectorReport {
   return {
@@ -23,10 +30,11 @@ function unknownState(tag: string, type: string): ConnectorReport {
 
 /**
  * `weir connector state [--json] <config_file>`, offline: one entry per sink of the
- * config with the state the node last persisted in its state dir, or zeros and
- * `state_known: false` when it persisted none for that sink.
+ * config. A Webhook sink's state is read from its outbox itself (exact even after a
+ * kill -9); a JSONL sink's is the one the node last saved in the state dir. Zeros and
+ * `state_known: false` when nothing is known of a sink.
  */
-export function connectorCommand(args: readonly string[], json: boolean): number {
+export async function connectorCommand(args: readonly string[], json: boolean): Promise<number> {
   const [sub, file, ...rest] = args;
   if (sub !== 'state' || !file || rest.length > 0) throw new UsageError('usage: weir connector state [--json] <config_file>');
   const loaded = loadConfigFile(file);
@@ -36,12 +44,12 @@ export function connectorCommand(args: readonly string[], json: boolean): number
   }
   const config = loaded.config;
   const persisted = new Map((readConnectorState(config.node.state_dir) ?? []).map((s) => [s.tag, s]));
-  const reports = config.event_sinks.map((sink): ConnectorReport => {
-    const known = persisted.get(sink.tag);
-    if (!known || known.type !== sink.type) return unknownState(sink.tag, sink.type);
-    const { tag, type, ...counters } = known;
-    return { tag, type, state_known: true, ...counters };
-  });
+  const reports: ConnectorReport[] = [];
+  for (const sink of config.event_sinks) {
+    const outbox = sink.type === 'webhook' ? await readSinkOutboxState(config, sink.tag) : null;
+    if (outbox) reports.push({ tag: sink.tag, type: sink.type, state_known: true, ...outbox });
+    else reports.push(savedState(sink.tag, sink.type, persisted.get(sink.tag)));
+  }
   if (json) printJson(reports);
   else if (reports.length === 0) process.stdout.write(`${file}: no event sinks\n`);
   else {

@@ -26,8 +26,8 @@ export interface IpcServerOptions {
   tickMs?: number;
 }
 
-/** Ms a client being disconnected may take to read its last line. */
-const CLOSE_GRACE_MS = 1000;
+/** Ms a client being cut off may take to read its backlog and the final error line; its memory is already capped. */
+const CLOSE_GRACE_MS = 10_000;
 
 /**
  * The IPC channel: newline-delimited JSON on a Unix socket with mode 0600, a thin

@@ -1,0 +1,25 @@
+import type { WeirConfig } from '../config/schema.js';
+import type { OutboxState } from '../contracts/outbox.js';
+import { readOutboxState } from './read-outbox-state.js';
+
+/**
+ * A Webhook sink's state read straight from its outbox, with no node running: the
+ * embedded store in the state dir, plus Redis when configured and reachable. Null
+ * when neither holds anything of the sink.
+ */
+export async function readSinkOutboxState(config: WeirConfig, sink: string): Promise<OutboxState | null> {
+  const embedded = await readOutboxState(config.node.state_dir, sink);
+  if (!config.redis) return embedded;
+  const { readRedisOutboxState } = await import('./read-bullmq-outbox-state.js');
+  const redis = await readRedisOutboxState(config.redis.url, config.node.id, sink).catch(() => null);
+  if (!redis) return embedded;
+  if (!embedded) return redis;
+  return {
+    ...redis,
+    pending: redis.pending + embedded.pending,
+    total_delivered: redis.total_delivered + embedded.total_delivered,
+    total_failed: redis.total_failed + embedded.total_failed,
+    replay_gaps: redis.replay_gaps + embedded.replay_gaps,
+    dead_letters: redis.dead_letters + embedded.dead_letters,
+  };
+}

@@ -1,0 +1,24 @@
+import { EXIT, UsageError } from '../exit-codes.js';
+import { printJson, table } from '../format.js';
+import { ipcCall } from '../ipc-client.js';
+import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+
+interface ProbeResult {
+  policy_tag: string;
+  selected: string;
+  members: { target_tag: string; healthy: boolean; latency_ms: number | null; error: string | null }[];
+}
+
+/** `weir probe <url_test_tag>`: runs a manual probe round and prints its result. */
+export async function probeCommand(args: readonly string[], flags: ClientFlags): Promise<number> {
+  const [tag, ...rest] = args;
+  if (!tag || rest.length > 0) throw new UsageError('usage: weir probe <url_test_tag>');
+  const result = (await ipcCall(resolveSocketPath(flags), { op: 'policies.probe', tag })) as ProbeResult;
+  if (flags.json) printJson(result);
+  else {
+    process.stdout.write(`${result.policy_tag}: selected ${result.selected}\n`);
+    const rows = result.members.map((m) => [m.target_tag, m.healthy ? 'yes' : 'no', m.latency_ms === null ? '-' : `${m.latency_ms} ms`, m.error ?? '-']);
+    process.stdout.write(table(['member', 'healthy', 'latency', 'error'], rows));
+  }
+  return EXIT.ok;
+}
