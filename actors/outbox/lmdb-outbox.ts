@@ -38,15 +38,20 @@ interface Lease {
 
 /**
  * The embedded outbox of one sink (layout in lmdb-records.ts). Every change is one
- * LMDB transaction together with the counters it moves, committed off the event loop
- * and awaited until flushed to disk; leases and due times are also kept in memory
- * for a lease() that reads keys only.
+ * LMDB batch (one transaction) together with the counters it moves, committed on
+ * lmdb-js's write thread and awaited until flushed to disk. Batches, not transaction
+ * callbacks: a callback makes the write thread wait for the JS thread, and a
+ * process.exit() during one never returns (lmdb-js issue #336). So the counters and
+ * gaps are kept in memory (this instance is the sink's only writer) and written whole
+ * in each batch; leases and due times are in memory too, for a lease() that reads keys only.
  */
 export class LmdbOutbox implements Outbox {
   private readonly leases = new LeaseBook<Lease>();
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
   private readonly listeners = new Set<() => void>();
+  private readonly counters: Counters;
+  private gaps: ReplayGap[];
   private nextPos = 0;
   private closed = false;
 
@@ -62,7 +67,9 @@ export class LmdbOutbox implements Outbox {
         this.nextPos = Math.max(this.nextPos, positionOf(key) + 1);
       }
     }
-    budget.load(sink, readCounters(db).bytes);
+    this.counters = readCounters(db);
+    this.gaps = readGaps(db);
+    budget.load(sink, this.counters.bytes);
   }
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
@@ -74,15 +81,13 @@ export class LmdbOutbox implements Outbox {
     this.nextPos += entries.length;
     const now = Date.now();
     try {
-      await this.write(() => {
+      await this.write((c) => {
         entries.forEach((e, i) => {
           const stored: StoredEntry = { id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: now, replayed_at_unix_ms: null };
-          this.db.putSync(entryKey(first + i), stored);
+          void this.db.put(entryKey(first + i), stored);
         });
-        this.count((c) => {
-          c.pending += entries.length;
-          c.bytes += bytes;
-        });
+        c.pending += entries.length;
+        c.bytes += bytes;
       });
     } catch (err) {
       this.budget.release(this.sink, bytes);
@@ -121,16 +126,14 @@ export class LmdbOutbox implements Outbox {
     this.assertOpen();
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
-      await this.write(() => {
+      await this.write((c) => {
         for (const l of leases) {
-          this.db.removeSync(entryKey(l.pos));
-          if (this.retries.has(l.pos)) this.db.removeSync(retryKey(l.pos));
+          void this.db.remove(entryKey(l.pos));
+          if (this.retries.has(l.pos)) void this.db.remove(retryKey(l.pos));
         }
-        this.count((c) => {
-          c.total_delivered += leases.length;
-          c.pending -= leases.length;
-          c.bytes -= bytes;
-        });
+        c.total_delivered += leases.length;
+        c.pending -= leases.length;
+        c.bytes -= bytes;
       });
       this.budget.release(this.sink, bytes);
       return leases;
@@ -143,9 +146,9 @@ export class LmdbOutbox implements Outbox {
     const at = Date.now();
     const done = await this.leases.settle([id], async ([l]) => {
       const mark: RetryMark = { attempts: l!.attempts + 1, not_before_unix_ms: notBeforeUnixMs };
-      await this.write(() => {
-        this.db.putSync(retryKey(l!.pos), mark);
-        this.countFailure(error, at);
+      await this.write((c) => {
+        void this.db.put(retryKey(l!.pos), mark);
+        countFailure(c, error, at);
       });
       // Set before the lease is dropped, so no lease() in between finds it due.
       this.retries.set(l!.pos, mark);
@@ -158,17 +161,15 @@ export class LmdbOutbox implements Outbox {
     this.assertOpen();
     const at = Date.now();
     const done = await this.leases.settle([id], async ([l]) => {
-      await this.write(() => {
-        const stored = this.db.get(entryKey(l!.pos)) as StoredEntry;
-        const dead: StoredDead = { ...stored, attempts: l!.attempts + 1, error, dead_at_unix_ms: at };
-        this.db.removeSync(entryKey(l!.pos));
-        if (this.retries.has(l!.pos)) this.db.removeSync(retryKey(l!.pos));
-        this.db.putSync(deadKey(l!.pos), dead);
-        this.countFailure(error, at);
-        this.count((c) => {
-          c.pending -= 1;
-          c.dead_letters += 1;
-        });
+      const stored = this.db.get(entryKey(l!.pos)) as StoredEntry;
+      const dead: StoredDead = { ...stored, attempts: l!.attempts + 1, error, dead_at_unix_ms: at };
+      await this.write((c) => {
+        void this.db.remove(entryKey(l!.pos));
+        if (this.retries.has(l!.pos)) void this.db.remove(retryKey(l!.pos));
+        void this.db.put(deadKey(l!.pos), dead);
+        countFailure(c, error, at);
+        c.pending -= 1;
+        c.dead_letters += 1;
       });
       return l!;
     });
@@ -184,33 +185,33 @@ export class LmdbOutbox implements Outbox {
     this.assertOpen();
     const wanted = ids ? new Set(ids) : null;
     const now = Date.now();
-    return this.write(() => {
-      const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
+    const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
+    if (chosen.length === 0) return 0;
+    await this.write((c) => {
       for (const { key, value } of chosen) {
         const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
-        this.db.removeSync(key);
-        this.db.putSync(entryKey(positionOf(key)), { id, sequence, body, enqueued_at_unix_ms, replayed_at_unix_ms: now });
+        const replayed: StoredEntry = { id, sequence, body, enqueued_at_unix_ms, replayed_at_unix_ms: now };
+        void this.db.remove(key);
+        void this.db.put(entryKey(positionOf(key)), replayed);
       }
-      this.count((c) => {
-        c.pending += chosen.length;
-        c.dead_letters -= chosen.length;
-      });
-      return chosen.length;
+      c.pending += chosen.length;
+      c.dead_letters -= chosen.length;
     });
+    return chosen.length;
   }
 
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
-    await this.write(() => {
-      const gaps = readGaps(this.db);
-      const last = gaps.at(-1);
+    await this.write((c) => {
+      const last = this.gaps.at(-1);
       if (continuesLast && last) {
-        gaps[gaps.length - 1] = { ...last, to_sequence: gap.to_sequence };
+        this.gaps = [...this.gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }];
       } else {
-        gaps.push({ from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms });
-        this.count((c) => (c.replay_gaps += 1));
+        const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
+        this.gaps = [...this.gaps, record].slice(-OUTBOX_GAPS_KEPT);
+        c.replay_gaps += 1;
       }
-      this.db.putSync(GAPS_KEY, gaps.slice(-OUTBOX_GAPS_KEPT));
+      void this.db.put(GAPS_KEY, this.gaps);
     });
   }
 
@@ -228,25 +229,18 @@ export class LmdbOutbox implements Outbox {
     this.onClose(this);
   }
 
-  /** One transaction, resolved once LMDB has committed it and flushed it to disk. */
-  private async write<T>(body: () => T): Promise<T> {
-    const result = await this.db.transaction(body);
-    await this.db.flushed;
-    return result;
-  }
-
-  /** Inside a transaction: read, change and write the sink's counters. */
-  private count(change: (c: Counters) => void): void {
-    const c = readCounters(this.db);
-    change(c);
-    this.db.putSync(COUNTERS_KEY, c);
-  }
-
-  private countFailure(message: string, at: number): void {
-    this.count((c) => {
-      c.total_failed += 1;
-      c.last_error = { message, at_unix_ms: at };
+  /**
+   * One batch: the writes `ops` issues and the counters as it changed them, committed
+   * together; resolves once LMDB has flushed the commit to disk. A failed commit leaves
+   * the in-memory counters ahead of the disk; LMDB failing a commit means the store is
+   * unusable anyway.
+   */
+  private async write(ops: (counters: Counters) => void): Promise<void> {
+    await this.db.batch(() => {
+      ops(this.counters);
+      void this.db.put(COUNTERS_KEY, { ...this.counters });
     });
+    await this.db.flushed;
   }
 
   private forget(pos: number): void {
@@ -257,4 +251,9 @@ export class LmdbOutbox implements Outbox {
   private assertOpen(): void {
     if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
   }
+}
+
+function countFailure(c: Counters, message: string, at: number): void {
+  c.total_failed += 1;
+  c.last_error = { message, at_unix_ms: at };
 }

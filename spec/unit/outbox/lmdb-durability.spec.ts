@@ -19,7 +19,7 @@ function stateDir(): string {
 /** Runs the appending child until it reported `atLeast` commits, then SIGKILLs it; resolves with the last reported sequence. */
 function appendThenKill9(dir: string, atLeast: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let last = 0;
@@ -56,6 +56,22 @@ test('every append a killed (-9) process saw committed is there after a reopen',
     );
     assert.is((await outbox.state()).pending, leased.length);
     await store.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a process that exits while appends are in flight ends at once (no lmdb-js exit deadlock)', async () => {
+  const dir = stateDir();
+  try {
+    const child = spawn(process.execPath, [CHILD, dir], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Its stdin closing makes it call process.exit(0) between two appends' commits.
+    child.stdout.once('data', () => child.stdin.end());
+    const guard = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const code = await exit;
+    clearTimeout(guard);
+    assert.is(code, 0, 'exited by itself, not killed by the guard');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
