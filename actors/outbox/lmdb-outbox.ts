@@ -62,8 +62,10 @@ export class LmdbOutbox implements Outbox {
     private readonly onClose: (outbox: LmdbOutbox) => void,
   ) {
     for (const { key, value } of db.getRange(range('r'))) this.retries.set(positionOf(key), value as RetryMark);
+    // Past the last pending or dead position, so a replayed dead letter keeps its place.
     for (const kind of ['p', 'd'] as const) {
-      for (const key of db.getKeys({ ...range(kind), reverse: true, start: range(kind).end, end: range(kind).start, limit: 1 })) {
+      const { start, end } = range(kind);
+      for (const key of db.getKeys({ start: end, end: start, reverse: true, limit: 1 })) {
         this.nextPos = Math.max(this.nextPos, positionOf(key) + 1);
       }
     }
