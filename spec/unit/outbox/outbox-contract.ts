@@ -189,8 +189,9 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
       assert.equal(ids(await ob.lease(3)), ['ev-1', 'ev-2', 'ev-3']);
       await ob.ack(['ev-2']);
       const next = await reopen();
-      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-3', 'ev-4']);
-      assert.is((await next.state()).pending, 3);
+      await next.append(entries(5, 5));
+      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-3', 'ev-4', 'ev-5'], 'appends after a reopen come after the old entries');
+      assert.is((await next.state()).pending, 4);
     }),
   );
 
