@@ -8,6 +8,7 @@ import { OutboxUnavailable } from './outbox-errors.js';
  */
 export class SpillOutbox implements Outbox {
   private readonly owner = new Map<string, Outbox>();
+  private lastPrimary: OutboxState | null = null;
 
   constructor(
     private readonly primary: Outbox,
@@ -40,25 +41,35 @@ export class SpillOutbox implements Outbox {
     return [...spilled, ...fresh];
   }
 
+  /** An owner's ids are forgotten only once it recorded the ack, so an ack that failed (Redis down) can be made again. */
   async ack(ids: readonly string[]): Promise<void> {
     const byOwner = new Map<Outbox, string[]>();
     for (const id of ids) {
       const owner = this.owner.get(id);
-      if (!owner) continue;
-      this.owner.delete(id);
-      byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
+      if (owner) byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
     }
-    await Promise.all([...byOwner].map(([owner, owned]) => owner.ack(owned)));
+    const results = await Promise.allSettled(
+      [...byOwner].map(async ([owner, owned]) => {
+        await owner.ack(owned);
+        for (const id of owned) this.owner.delete(id);
+      }),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
-  retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
-    const owner = this.take(id);
-    return owner ? owner.retry(id, error, notBeforeUnixMs) : Promise.resolve();
+  async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
+    const owner = this.owner.get(id);
+    if (!owner) return;
+    await owner.retry(id, error, notBeforeUnixMs);
+    this.owner.delete(id);
   }
 
-  deadLetter(id: string, error: string): Promise<void> {
-    const owner = this.take(id);
-    return owner ? owner.deadLetter(id, error) : Promise.resolve();
+  async deadLetter(id: string, error: string): Promise<void> {
+    const owner = this.owner.get(id);
+    if (!owner) return;
+    await owner.deadLetter(id, error);
+    this.owner.delete(id);
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {
@@ -76,7 +87,7 @@ export class SpillOutbox implements Outbox {
   }
 
   async state(): Promise<OutboxState> {
-    const [p, s] = await Promise.all([this.primary.state(), this.spill.state()]);
+    const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
     const errors = [p.last_error, s.last_error].filter((e) => e !== null);
     const ages = [p.oldest_pending_age_ms, s.oldest_pending_age_ms].filter((a) => a !== null);
     return {
@@ -101,9 +112,13 @@ export class SpillOutbox implements Outbox {
     await Promise.all([this.primary.close(), this.spill.close()]);
   }
 
-  private take(id: string): Outbox | undefined {
-    const owner = this.owner.get(id);
-    this.owner.delete(id);
-    return owner;
+  /** Redis's part of the state; while Redis cannot be reached, the last one read, so the spill part still shows. */
+  private async primaryState(): Promise<OutboxState> {
+    try {
+      this.lastPrimary = await this.primary.state();
+    } catch (err) {
+      if (!this.lastPrimary) throw err;
+    }
+    return this.lastPrimary;
   }
 }

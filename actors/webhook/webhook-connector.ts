@@ -1,4 +1,5 @@
 import type { Outbox, OutboxEntry } from '../contracts/outbox.js';
+import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import { retryDelayMs } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
 
@@ -8,7 +9,7 @@ export interface ConnectorOptions {
   batchSize: number;
   /** Requests in flight at once. */
   concurrency: number;
-  /** Seconds after its append that an entry stops being retried and becomes a dead letter. */
+  /** Seconds after its append (or its last replay) that an entry stops being retried and becomes a dead letter. */
   retryForS: number;
   backoff: { baseMs: number; capMs: number };
   /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
@@ -26,6 +27,12 @@ export class WebhookConnector {
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   private readonly detach: (() => void)[] = [];
+  /**
+   * Verdicts the store could not record because it was unreachable (Redis down): the
+   * entries stay leased, so they are recorded again before each lease until the store
+   * takes them. Dropped on stop; closing the outbox makes those entries pending again.
+   */
+  private readonly unsettled: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly outbox: Outbox,
@@ -52,6 +59,7 @@ export class WebhookConnector {
   private async run(): Promise<void> {
     const pending = new Set<Promise<void>>();
     while (!this.stopped) {
+      for (const settle of this.unsettled.splice(0)) await this.settle(settle);
       let leased = false;
       while (!this.stopped && this.inFlight < this.opts.concurrency) {
         const entries = await this.outbox.lease(this.opts.batchSize).catch(() => []);
@@ -88,17 +96,27 @@ export class WebhookConnector {
     const verdict = await postWebhook(this.opts.target, entries);
     const ids = entries.map((e) => e.id);
     if (verdict.kind === 'ack') {
-      await this.outbox.ack(ids).catch(() => undefined);
+      await this.settle(() => this.outbox.ack(ids));
       return;
     }
     const now = Date.now();
     for (const entry of entries) {
-      const expired = now - entry.enqueued_at_unix_ms >= this.opts.retryForS * 1000;
-      const done =
+      // A replay starts a new retry window: an old event would otherwise go back after one failed attempt.
+      const expired = now - (entry.replayed_at_unix_ms ?? entry.enqueued_at_unix_ms) >= this.opts.retryForS * 1000;
+      const record =
         verdict.kind === 'dead' || expired
-          ? this.outbox.deadLetter(entry.id, expired && verdict.kind === 'retry' ? `${verdict.error}; gave up after ${this.opts.retryForS} s` : verdict.error)
-          : this.outbox.retry(entry.id, verdict.error, now + retryDelayMs(entry.attempts, verdict.retryAfterMs, this.opts.backoff));
-      await done.catch(() => undefined);
+          ? () => this.outbox.deadLetter(entry.id, verdict.kind === 'retry' ? `${verdict.error}; gave up after ${this.opts.retryForS} s` : verdict.error)
+          : () => this.outbox.retry(entry.id, verdict.error, now + retryDelayMs(entry.attempts, verdict.retryAfterMs, this.opts.backoff));
+      await this.settle(record);
+    }
+  }
+
+  /** Records a verdict; one the store could not take for being unreachable is kept for the next round. */
+  private async settle(record: () => Promise<void>): Promise<void> {
+    try {
+      await record();
+    } catch (err) {
+      if (err instanceof OutboxUnavailable) this.unsettled.push(record);
     }
   }
 }

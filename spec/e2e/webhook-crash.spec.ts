@@ -4,7 +4,9 @@ import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+import { runWeir } from '../support/weir-bin.js';
+import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, type SinkView } from './webhook-node.js';
 
 const FLOWS = 16;
 
@@ -30,6 +32,12 @@ test('kill -9 mid-delivery loses nothing the outbox committed: after a restart e
     await hn.node.kill9();
     const answeredBeforeKill = receiver.requests().filter((r) => r.status === 200).length;
     assert.ok(answeredBeforeKill < FLOWS, 'the kill came before the end of the deliveries');
+    // Offline, the outbox itself says where delivery stood: each event pending or delivered.
+    const offline = await runWeir(['connector', 'state', '--json', hn.configPath]);
+    assert.is(offline.code, 0, offline.stderr);
+    const killed = (JSON.parse(offline.stdout) as SinkView[]).find((s) => s.tag === 'hook')!;
+    assert.is(killed.pending + killed.total_delivered, FLOWS);
+    assert.ok(killed.pending > 0 && killed.total_delivered <= answeredBeforeKill);
 
     receiver.respond(() => ({ status: 200 }));
     await hn.restart();

@@ -5,7 +5,8 @@ import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, assertWellFormed, completedById, startHookNode } from './webhook-node.js';
+import { assertWellFormed, completedById } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
 
 /** Room for a few flow.completed envelopes (about 2 KB each), not for ten. */
 const MAX_BYTES = 6000;

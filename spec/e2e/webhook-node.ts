@@ -6,7 +6,6 @@ import { e2eConfig, eventsPath } from '../support/node-config.js';
 import type { Origin } from '../support/origin.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
-import type { ReceivedRequest } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** The Webhook token of the specs; it must never show up in an API body or a log. */
@@ -111,9 +110,10 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     await waitFor(() => api('/sinks').then((r) => r.status === 200, () => false), 10_000, 'the control plane');
     return node;
   };
+  const first = await boot();
   const hookNode: HookNode = {
-    node: await boot(),
-    configPath: '',
+    node: first,
+    configPath: first.configPath,
     events: eventsPath(stateDir),
     bodies,
     api,
@@ -139,42 +139,5 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
       hookNode.node = await boot();
     },
   };
-  hookNode.configPath = hookNode.node.configPath;
   return hookNode;
-}
-
-/** The flow's source port of a flow.completed envelope. */
-export function sourcePortOf(envelope: Record<string, unknown>): number {
-  const payload = envelope['payload'] as { record: { source?: { port: number } } };
-  return payload.record.source?.port ?? -1;
-}
-
-/**
- * Every request the receiver took is a signed Standard Webhooks POST: valid signature,
- * fresh timestamp, webhook-id = event_id (a batch: `<first event_id>+<n-1>`), and each
- * envelope is a node.event.v1 of this node (source_id = node id).
- */
-export function assertWellFormed(requests: readonly ReceivedRequest[], nodeId: string): void {
-  for (const r of requests) {
-    assert.is(r.method, 'POST');
-    assert.is(r.path, '/hook');
-    assert.is(r.headers['content-type'], 'application/json');
-    assert.ok(r.signatureValid, `signature of ${r.webhookId}`);
-    assert.ok(Math.abs(r.timestampS * 1000 - r.at) < 5000, `webhook-timestamp ${r.timestampS} is the send time`);
-    const parsed = JSON.parse(r.body) as Record<string, unknown> | Record<string, unknown>[];
-    const envelopes = Array.isArray(parsed) ? parsed : [parsed];
-    const expectedId = Array.isArray(parsed) ? `${String(parsed[0]!['event_id'])}+${parsed.length - 1}` : String(parsed['event_id']);
-    assert.is(r.webhookId, expectedId);
-    for (const e of envelopes) {
-      assert.is(e['schema_id'], 'node.event.v1');
-      assert.is(e['source_id'], nodeId);
-    }
-  }
-}
-
-/** The distinct flow.completed envelopes acknowledged so far, by event_id. */
-export function completedById(acknowledged: readonly Record<string, unknown>[]): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>();
-  for (const e of acknowledged) if (e['event_type'] === 'flow.completed') out.set(String(e['event_id']), e);
-  return out;
 }

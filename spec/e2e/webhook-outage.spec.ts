@@ -6,7 +6,8 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
-import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
 
 test('a receiver down for a while gets the whole backlog when it is back; failed attempts are counted; the state reads offline', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
@@ -57,17 +58,9 @@ test('a receiver down for a while gets the whole backlog when it is back; failed
     const offline = await runWeir(['connector', 'state', '--json', hn.configPath]);
     assert.is(offline.code, 0, offline.stderr);
     const hook = (JSON.parse(offline.stdout) as Record<string, unknown>[]).find((s) => s['tag'] === 'hook');
-    assert.equal(hook, {
-      tag: 'hook',
-      type: 'webhook',
-      state_known: true,
-      pending: 0,
-      total_delivered: 10,
-      total_failed: drained.total_failed,
-      replay_gaps: 0,
-      last_error: drained.last_error,
-      outbox_storage: { write_blocked: false },
-    });
+    // Read from the outbox itself: the same as the live state the node showed last.
+    assert.equal(hook, { ...drained, state_known: true });
+    assert.equal([drained.pending, drained.total_delivered], [0, 10]);
     for (const text of [...hn.bodies, offline.stdout, hn.node.stdout(), hn.node.stderr()]) assert.not.ok(text.includes(HOOK_TOKEN), 'no token');
   } finally {
     await hn.node.stop();

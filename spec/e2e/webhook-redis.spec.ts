@@ -5,7 +5,8 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
 
 test('Redis killed mid-stream and restarted: every curl’s flow.completed is delivered', async () => {
   const redis = await startRedisServer();
@@ -26,6 +27,8 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
     );
     assert.is(queued.outbox_storage.store, 'redis');
     assert.ok(queued.pending > 0, 'a backlog in Redis');
+    // One delivery is in flight: its acknowledgement has to wait for Redis.
+    await waitFor(() => receiver.inFlight() > 0, 5000, 'a delivery in flight');
     await redis.kill9();
 
     // Proxying goes on; these events are kept in the embedded store and delivered from there.
@@ -39,6 +42,8 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
       10_000,
       'the events of the outage delivered while Redis is down',
     );
+    // The connector state goes on counting what the embedded store delivers.
+    await waitFor(async () => ((await hn.sink())?.total_delivered ?? 0) >= whileDown.length, 5000, 'the outage deliveries counted');
 
     await redis.restart();
     const after = await waitFor(

@@ -4,7 +4,8 @@ import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type Answer } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, assertWellFormed, completedById, sourcePortOf, startHookNode } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
 
 test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay delivers the dead letter', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
@@ -53,6 +54,41 @@ test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay deli
     assert.equal([last.status, last.webhookId], [204, attempts[0]!.webhookId]);
     assert.is(sourcePortOf(receiver.acknowledged()[0]!), port);
     assert.equal((await hn.api('/sinks/hook/dead-letters')).json, { dead_letters: [] });
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+  } finally {
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+  }
+});
+
+test('retry_for_s gives up on an event that keeps failing; a replay opens a new retry window', async () => {
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  receiver.respond(() => ({ status: 503 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: { url: receiver.url(), retry_for_s: 1 } });
+  try {
+    await hn.curlFlow();
+    await waitFor(async () => (await hn.sink())?.dead_letters === 1, 10_000, 'the dead letter after retry_for_s');
+    const tries = receiver.requests();
+    assert.ok(tries.length >= 2, `retried until retry_for_s ran out (${tries.length} attempts)`);
+    assert.ok(tries.at(-1)!.at - tries[0]!.at >= 1000, 'the last attempt is retry_for_s after the append');
+    const [letter] = (await hn.api('/sinks/hook/dead-letters')).json.dead_letters;
+    assert.equal([letter.attempts, letter.error], [tries.length, 'receiver answered HTTP 503; gave up after 1 s']);
+
+    // Still failing once after the replay: the event is retried, not dead again at once.
+    let sinceReplay = 0;
+    receiver.respond(() => (++sinceReplay === 1 ? { status: 503 } : { status: 200 }));
+    assert.is((await hn.api('/sinks/hook/dead-letters/replay', { method: 'POST', body: { ids: [letter.id] } })).json.replayed, 1);
+    const done = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s?.total_delivered === 1 ? s : undefined;
+      },
+      10_000,
+      'the replayed event delivered on its second attempt',
+    );
+    assert.equal([done.dead_letters, done.pending, sinceReplay], [0, 0, 2]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
     await hn.node.stop();

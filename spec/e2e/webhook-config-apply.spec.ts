@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
+import { E2E_NODE_ID } from '../support/node-config.js';
+import { startOrigin } from '../support/origin.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, type HookNode } from './webhook-node.js';
+
+function delivered(receiver: WebhookReceiver, port: number, timeoutMs = 10_000): Promise<unknown> {
+  return waitFor(
+    () => [...completedById(receiver.acknowledged()).values()].some((e) => sourcePortOf(e) === port),
+    timeoutMs,
+    `the flow.completed of the curl from port ${port}`,
+  );
+}
+
+async function sinkTags(hn: HookNode): Promise<string[]> {
+  return ((await hn.api('/sinks')).json.sinks as { tag: string }[]).map((s) => s.tag);
+}
+
+test('config.apply registers a Webhook sink idempotently, refuses bad bodies whole, survives a restart, removes it with its backlog', async () => {
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  const logs: string[] = [];
+  const overlay = path.join(path.dirname(hn.configPath), 'applied-config.json');
+  const billing = {
+    type: 'webhook',
+    tag: 'billing',
+    url: receiver.url(),
+    token: HOOK_TOKEN,
+    events: ['flow.completed'],
+    backoff_base_ms: 100,
+    backoff_max_ms: 1000,
+  };
+  const register = { upsert_sinks: [billing] };
+  try {
+    const first = await hn.api('/config/apply', { method: 'POST', body: register });
+    assert.is(first.status, 200, first.text);
+    assert.equal([first.json.changed, first.json.route_changed], [true, false]);
+    assert.equal(first.json.sinks.added.map((s: { tag: string; token: unknown }) => [s.tag, s.token]), [['billing', '[redacted]']]);
+    assert.equal([first.json.sinks.replaced, first.json.sinks.removed, first.json.sinks.removed_pending], [[], [], {}]);
+    await waitForEvents(hn.events, (es) => ofType(es, 'config.changed').length === 1, 5000, 'config.changed');
+    assert.equal(await sinkTags(hn), ['archive', 'billing']);
+    await delivered(receiver, await hn.curlFlow());
+
+    const again = await hn.api('/config/apply', { method: 'POST', body: register });
+    assert.is(again.status, 200, again.text);
+    assert.equal([again.json.changed, again.json.sinks.added, again.json.sinks.replaced, again.json.sinks.removed], [false, [], [], []]);
+    const port = await hn.curlFlow();
+    await delivered(receiver, port);
+    // The bus is ordered: a config.changed of the second apply would precede this flow.completed.
+    await waitForEvents(hn.events, (es) => ofType(es, 'flow.completed').some((e) => sourcePortOf(e) === port), 5000, 'the flow.completed');
+    assert.is(ofType(readJsonl(hn.events), 'config.changed').length, 1, 'no second config.changed');
+
+    const overlayBefore = fs.readFileSync(overlay, 'utf8');
+    for (const bad of [{ ...billing, type: 'kafka' }, { ...billing, url: 'not a url' }]) {
+      const refused = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [bad] } });
+      assert.is(refused.status, 422, refused.text);
+      assert.is(refused.json.code, 'CONFIG_INVALID');
+      assert.match(refused.json.detail, /event_sinks\[1\]/);
+    }
+    assert.equal(await sinkTags(hn), ['archive', 'billing'], 'nothing changed');
+    assert.is(fs.readFileSync(overlay, 'utf8'), overlayBefore, 'nothing persisted');
+
+    assert.is(await hn.node.stop(), 0);
+    logs.push(hn.node.stdout(), hn.node.stderr());
+    await hn.restart();
+    assert.equal(await sinkTags(hn), ['archive', 'billing'], 'the applied sink outlives a restart');
+    await delivered(receiver, await hn.curlFlow());
+
+    await receiver.stop();
+    const backlog = await hn.curlFlows(2);
+    await waitFor(async () => (await hn.sink('billing'))?.pending === 2, 5000, 'a backlog of two');
+    const removed = await hn.api('/config/apply', { method: 'POST', body: { remove_sinks: ['billing'] } });
+    assert.is(removed.status, 200, removed.text);
+    assert.equal([removed.json.changed, removed.json.sinks.removed, removed.json.sinks.removed_pending], [true, ['billing'], { billing: 2 }]);
+    assert.equal(await sinkTags(hn), ['archive']);
+    await waitForEvents(hn.events, (es) => ofType(es, 'config.changed').length === 2, 5000, 'config.changed of the removal');
+
+    // The backlog stayed in the outbox: registering the same tag again delivers it.
+    await receiver.start();
+    assert.is((await hn.api('/config/apply', { method: 'POST', body: register })).status, 200);
+    for (const p of backlog) await delivered(receiver, p);
+    await waitFor(async () => (await hn.sink('billing'))?.pending === 0, 5000, 'nothing pending');
+
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+    logs.push(hn.node.stdout(), hn.node.stderr(), fs.readFileSync(hn.events, 'utf8'));
+    for (const text of [...hn.bodies, ...logs]) assert.not.ok(text.includes(HOOK_TOKEN), 'the token is never shown');
+  } finally {
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+  }
+});
+
+test.run();
