@@ -66,4 +66,44 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
   }
 });
 
+test('kill -9 of a node on Redis mid-delivery: after a restart its leased and queued events are delivered', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  receiver.respond(() => ({ status: 200, delayMs: 300 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() } });
+  try {
+    const ports = await hn.curlFlows(12);
+    await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s && s.pending + s.total_delivered === 12 && s.pending > 0;
+      },
+      10_000,
+      'a backlog of the twelve in Redis',
+    );
+    await waitFor(() => receiver.inFlight() > 0, 5000, 'a delivery in flight');
+    await hn.node.kill9();
+
+    receiver.respond(() => ({ status: 200 }));
+    await hn.restart();
+    const after = await waitFor(
+      async () => {
+        const s = await hn.sink();
+        return s?.pending === 0 && completedById(receiver.acknowledged()).size === 12 ? s : undefined;
+      },
+      15_000,
+      'every flow.completed delivered after the restart',
+    );
+    assert.equal([...completedById(receiver.acknowledged()).values()].map(sourcePortOf).sort(), [...ports].sort());
+    assert.equal([after.outbox_storage.store, after.dead_letters], ['redis', 0]);
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+  } finally {
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+    await redis.close();
+  }
+});
+
 test.run();
