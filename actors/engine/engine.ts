@@ -9,10 +9,12 @@ import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
+import { PreRouting } from '../flows/pre-routing.js';
 import { buildInbounds } from '../inbounds/build-inbounds.js';
 import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
 import { buildOutbounds } from '../outbounds/build-outbounds.js';
 import { persistSelections } from '../policies/persist-selections.js';
+import { ProcessLookup } from '../process/process-lookup.js';
 import { ProbeRunner } from '../policies/probe-runner.js';
 import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
@@ -65,6 +67,7 @@ export class Engine {
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
+  private readonly preRouting: PreRouting;
 
   private current: WeirConfig;
 
@@ -83,6 +86,13 @@ export class Engine {
       publish: (e) => this.bus.publish(e),
       now: this.now,
     });
+    this.preRouting = new PreRouting({
+      config: () => this.current,
+      knows: (tag) => this.outbounds.has(tag),
+      publish: (e) => this.bus.publish(e),
+      log,
+      ...(process.platform === 'linux' && { processes: new ProcessLookup({ now: this.now }) }),
+    });
     const flows: FlowEnv = {
       table: this.table,
       router: this.router,
@@ -91,6 +101,7 @@ export class Engine {
       idleTimeoutMs: config.flows.idle_timeout_s * 1000,
       udpStats: this.stats.udp,
       now: this.now,
+      preRouting: this.preRouting,
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
@@ -142,7 +153,11 @@ export class Engine {
 
   /** The outbox stores open on the first sink that needs them. */
   private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
-    this.stores ??= await openOutboxStores(this.config, (err) => this.opts.log.warn({ err: err.message }, 'redis error'));
+    this.stores ??= await openOutboxStores(
+      this.config,
+      (err) => this.opts.log.warn({ err: err.message }, 'redis error'),
+      (message) => this.bus.publish({ event_type: 'engine.warning', payload: { code: 'redis_unreachable', message } }),
+    );
     return this.stores.open(sink);
   }
 
@@ -187,6 +202,7 @@ export class Engine {
   private async shutdown(reason: string): Promise<void> {
     await Promise.all(this.inbounds.map((i) => i.stop()));
     await this.table.closeAll('shutdown', SHUTDOWN_FLOW_GRACE_MS);
+    this.preRouting.close();
     await this.probes.stop();
     this.detachSelections();
     const stoppedAt = this.now();

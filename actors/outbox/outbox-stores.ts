@@ -13,11 +13,15 @@ export interface OutboxStores {
 /**
  * Opens the node's outbox stores: the embedded one always (it is the whole outbox
  * without Redis, and the spill store beside Redis), BullMQ when `redis` is configured.
- * BullMQ is loaded only then, so a node without Redis does not pay for it.
+ * BullMQ is loaded only then, so a node without Redis does not pay for it. A node
+ * whose Redis is down at start still proxies: its sinks run on the embedded store for
+ * this run (nothing is lost; they move back to Redis at the next start) and
+ * `unreachable` says so.
  */
 export async function openOutboxStores(
   config: WeirConfig,
   onRedisError: (err: Error) => void,
+  unreachable: (message: string) => void,
 ): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   let redis: OutboxStore | null = null;
@@ -28,6 +32,9 @@ export async function openOutboxStores(
       nodeId: config.node.id,
       limits: config.outbox,
       onError: onRedisError,
+    }).catch((err: unknown) => {
+      unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until the next start`);
+      return null;
     });
   }
   return {

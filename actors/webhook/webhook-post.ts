@@ -11,7 +11,8 @@ export interface WebhookTarget {
 /**
  * One delivery attempt: POST the body with the Standard Webhooks headers. A batch
  * body is a JSON array of envelopes and its webhook-id names the first event and the
- * count, so a retried batch keeps its id.
+ * count. A failed batch's entries are retried one by one on their own schedule, so
+ * receivers dedupe on each envelope's event_id.
  */
 export async function postWebhook(
   target: WebhookTarget,
