@@ -1,7 +1,10 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { ControlOps } from '../actors/control/control-ops.js';
+import type { Secret } from '../actors/config/secret.js';
 import type { KeyCheck } from './bearer-key.js';
+import { dashboardRoute } from './dashboard.js';
+import { dashboardAuth } from './dashboard-auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { sseRoute } from './events/sse-route.js';
 import type { StreamLimits } from './events/stream-limits.js';
@@ -12,6 +15,8 @@ import { writeRoutes } from './routes/write-routes.js';
 
 export interface AppOptions {
   check: KeyCheck;
+  /** For the dashboard's session cookie, derived from it. */
+  apiKey: Secret;
   healthRequiresKey: boolean;
   maxBodyBytes: number;
   limits: StreamLimits;
@@ -23,6 +28,9 @@ export interface AppOptions {
  * (so an unauthenticated client never makes the node read one), route, and turn
  * every failure into problem+json.
  */
+/** Where the BullMQ backlog dashboard is mounted (nodes on Redis). */
+const DASHBOARD = '/dashboard';
+
 export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -30,6 +38,7 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   app.disable('etag');
   app.use(logRequests(opts.log));
   if (!opts.healthRequiresKey) app.get('/api/v1/health', healthRoute(ops));
+  app.use(DASHBOARD, dashboardAuth(opts.apiKey, opts.check, DASHBOARD), dashboardRoute(ops, DASHBOARD));
   app.use(requireKey(opts.check));
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true }));

@@ -32,7 +32,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
   const check = keyCheck(opts.apiKey);
   const log = opts.log.child({ room: 'http' });
-  const app = buildApp(ops, { check, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, log });
+  const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, log });
   const server = http.createServer(app);
   const ws = wsEvents(ops, check, limits, log);
   server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));

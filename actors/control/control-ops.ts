@@ -185,6 +185,17 @@ export class ControlOps {
     return sink;
   }
 
+  /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard; null without Redis. */
+  queueView(): { redisUrl: string; nodeId: string; sinks: string[] } | null {
+    const config = this.engine.config;
+    if (!config.redis) return null;
+    return {
+      redisUrl: config.redis.url,
+      nodeId: config.node.id,
+      sinks: config.event_sinks.filter((s) => s.type === 'webhook').map((s) => s.tag),
+    };
+  }
+
   /** Replay from the ring (never flow.snapshot: it is not in the ring). */
   events(q: { since?: number; limit?: number; types?: readonly string[] | null }): {
     events: Envelope[];
