@@ -28,6 +28,7 @@ export function finishConfig(shape: ConfigShape, baseDir: string): FinishedConfi
       ipc: shape.control.ipc === undefined ? path.join(stateDir, 'weir.sock') : path.resolve(baseDir, shape.control.ipc),
     },
     route: { ...shape.route, final },
+    ...(shape.ipc_hook && { ipc_hook: { ...shape.ipc_hook, path: path.resolve(baseDir, shape.ipc_hook.path) } }),
     event_sinks: shape.event_sinks.map((s) => (s.type === 'jsonl' ? { ...s, path: path.resolve(baseDir, s.path) } : s)),
   };
 }

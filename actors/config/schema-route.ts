@@ -69,9 +69,38 @@ export const routeSchema = z
     final: tagSchema
       .optional()
       .describe('Outbound tag when no rule matches. Default: "direct" if that outbound exists, else the first outbound.'),
+    sniff: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Read the TLS server name (SNI) or HTTP Host from the client\'s first bytes into target.sniffed_host. For a client that connected by IP while domain rules are in use, the tunnel is answered first and routed after sniffing.',
+      ),
+    sniff_timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(300)
+      .describe('Milliseconds to wait for the first client bytes before routing without a sniffed host.'),
+    process_lookup: z
+      .boolean()
+      .default(true)
+      .describe('On Linux, find the local process behind a client on this machine (source.process_id, process_name, process_path).'),
   })
   .refine(
     (route) => route.mode !== 'global' || route.global_target !== undefined,
     objectCheck('is required when mode is "global"', ['global_target']),
   )
   .prefault({});
+
+export const ipcHookSchema = z
+  .strictObject({
+    path: z.string().min(1).describe('Unix socket of the hook process, relative to the config file.'),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(200)
+      .describe('Milliseconds for one answer, connecting included; after that the flow is allowed.'),
+  })
+  .optional()
+  .describe('An external process asked about each new flow before routing: allow, deny, or route to an outbound. Unreachable means allowed.');

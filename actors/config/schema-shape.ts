@@ -3,7 +3,7 @@ import { controlSchema } from './schema-control.js';
 import { inboundSchema } from './schema-inbounds.js';
 import { flowsSchema, logSchema, nodeSchema, outboxSchema, redisSchema } from './schema-node.js';
 import { outboundSchema } from './schema-outbounds.js';
-import { routeSchema } from './schema-route.js';
+import { ipcHookSchema, routeSchema } from './schema-route.js';
 import { secretSchema, type SecretSources } from './schema-secrets.js';
 import { sinkSchema } from './schema-sinks.js';
 
@@ -20,6 +20,7 @@ export function configShapeSchema(sources: SecretSources) {
     inbounds: z.array(inboundSchema(secret)).default([]),
     outbounds: z.array(outboundSchema(secret)).min(1),
     route: routeSchema,
+    ipc_hook: ipcHookSchema,
     event_sinks: z.array(sinkSchema(secret)).default([]),
     outbox: outboxSchema,
   });

@@ -91,7 +91,7 @@ export class Engine {
       knows: (tag) => this.outbounds.has(tag),
       publish: (e) => this.bus.publish(e),
       log,
-      ...(process.platform === 'linux' && { processes: new ProcessLookup({ now: this.now }) }),
+      ...(process.platform === 'linux' && { processes: new ProcessLookup() }),
     });
     const flows: FlowEnv = {
       table: this.table,

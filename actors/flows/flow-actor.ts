@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
-import { flowTransition, initialFlowRecord, type FlowEvent, type FlowInit } from './flow-logic.js';
+import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
 
 /** Why the node itself ends a flow; `shutdown` keeps the outcome and sets no close_reason. */
 export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
@@ -16,6 +16,8 @@ export class FlowActor {
   readonly state$ = new Subject<FlowChange>();
   private meter: (() => FlowTraffic) | null = null;
   private closer: (() => void) | null = null;
+  /** Learned while opening; recorded with flow.routed or flow.completed. */
+  private learned: FlowDetail | undefined;
   /** Set when the node asked the flow to end; the relay's end then reads it. */
   closeRequest: CloseRequest | null = null;
 
@@ -43,7 +45,21 @@ export class FlowActor {
   }
 
   routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
-    this.apply({ type: 'routed', at, route, path, resolved_ip }, 'routed');
+    const detail = this.learned;
+    this.learned = undefined;
+    this.apply({ type: 'routed', at, route, path, resolved_ip, detail }, 'routed');
+  }
+
+  /**
+   * Takes what was learned about the flow (process, sniffed host). An opening flow
+   * keeps it for flow.routed or flow.completed, so no event is spent on it; on an
+   * active flow it is a new revision, published like a traffic sample with the next
+   * flow.updated (or the flow.completed, whichever comes first).
+   */
+  learn(detail: FlowDetail): void {
+    if (this.completed) return;
+    if (this.current.state === 'opening') this.learned = { ...this.learned, ...detail };
+    else this.apply({ type: 'detail', detail }, 'traffic');
   }
 
   /** Connects the relay: how to read its counters and how to tear it down. */
@@ -61,7 +77,7 @@ export class FlowActor {
   /** Ends the flow; `route` records a decision for a flow that never became active (blocked). */
   complete(at: number, result: FlowResult, route?: FlowRoute): void {
     const traffic = this.meter ? this.meter() : this.current.traffic;
-    this.apply({ type: 'completed', at, traffic, result, route }, 'completed');
+    this.apply({ type: 'completed', at, traffic, result, route, detail: this.learned }, 'completed');
     this.state$.complete();
   }
 

@@ -17,9 +17,16 @@ import type {
  * revision bumped, and a non-change returns the same record.
  */
 export type FlowEvent =
-  | { type: 'routed'; at: number; route: FlowRoute; path: FlowPath; resolved_ip?: string }
+  | { type: 'routed'; at: number; route: FlowRoute; path: FlowPath; resolved_ip?: string; detail?: FlowDetail }
   | { type: 'traffic'; at: number; traffic: FlowTraffic }
-  | { type: 'completed'; at: number; traffic: FlowTraffic; result: FlowResult; route?: FlowRoute };
+  | { type: 'detail'; detail: FlowDetail }
+  | { type: 'completed'; at: number; traffic: FlowTraffic; result: FlowResult; route?: FlowRoute; detail?: FlowDetail };
+
+/** What the node learns about a flow besides its traffic: the client's process, the sniffed host. */
+export interface FlowDetail {
+  process?: Pick<FlowSource, 'process_id' | 'process_name' | 'process_path'>;
+  sniffed_host?: string;
+}
 
 export interface FlowInit {
   flow_id: string;
@@ -65,8 +72,13 @@ export function flowTransition(record: FlowRecord, event: FlowEvent): FlowRecord
   switch (event.type) {
     case 'routed': {
       if (record.state !== 'opening') return record;
-      const target = event.resolved_ip ? { ...record.target, resolved_ip: event.resolved_ip } : record.target;
-      return { ...record, revision: record.revision + 1, state: 'active', target, route: event.route, path: event.path };
+      const known = withDetail(record, event.detail);
+      const target = event.resolved_ip ? { ...known.target, resolved_ip: event.resolved_ip } : known.target;
+      return { ...known, revision: record.revision + 1, state: 'active', target, route: event.route, path: event.path };
+    }
+    case 'detail': {
+      const known = withDetail(record, event.detail);
+      return known === record ? record : { ...known, revision: record.revision + 1 };
     }
     case 'traffic': {
       if (sameTraffic(record.traffic, event.traffic)) return record;
@@ -77,7 +89,7 @@ export function flowTransition(record: FlowRecord, event: FlowEvent): FlowRecord
       const fields = moved ? trafficFields(record, event.traffic, event.at) : null;
       const timing = fields?.timing ?? record.timing;
       return {
-        ...record,
+        ...withDetail(record, event.detail),
         ...fields,
         revision: record.revision + 1,
         state: 'completed',
@@ -87,6 +99,23 @@ export function flowTransition(record: FlowRecord, event: FlowEvent): FlowRecord
       };
     }
   }
+}
+
+/**
+ * The record with what was learned: process fields join the source (a flow without a
+ * known source has nowhere to put them), the sniffed host joins the target. The
+ * same record when nothing is new.
+ */
+function withDetail(record: FlowRecord, detail: FlowDetail | undefined): FlowRecord {
+  if (!detail) return record;
+  let next = record;
+  if (detail.process && record.source && detail.process.process_id !== record.source.process_id) {
+    next = { ...next, source: { ...record.source, ...detail.process } };
+  }
+  if (detail.sniffed_host && detail.sniffed_host !== record.target.sniffed_host) {
+    next = { ...next, target: { ...record.target, sniffed_host: detail.sniffed_host } };
+  }
+  return next;
 }
 
 function trafficFields(

@@ -1,10 +1,13 @@
-import type { Endpoint, FlowAuth, FlowRoute, FlowSource, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
+import type { Socket } from 'node:net';
+import type { Endpoint, FlowAuth, FlowRoute, FlowSource, MatchedRule, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
 import type { DialResult, Outbound } from '../contracts/outbound.js';
 import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
+import { ALLOW } from '../hook/hook-messages.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
-import { routeContext, type Router } from '../router/router.js';
+import { routeContext, type RouteDecision, type Router } from '../router/router.js';
 import type { FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
+import type { PreRouted, PreRouting } from './pre-routing.js';
 
 /** What the flow pipeline needs from the engine. */
 export interface FlowEnv {
@@ -12,11 +15,13 @@ export interface FlowEnv {
   router: Router;
   outbounds: OutboundSet;
   connectTimeoutMs: number;
-  /** flows.idle_timeout_s in milliseconds: a UDP association with no datagram for this long ends. */
+  /** UDP associations without traffic for this long end with idle_timeout. */
   idleTimeoutMs: number;
-  /** The statistics' udp_upstream counters, kept by the UDP associations. */
+  /** The statistics snapshot's udp_upstream counters, kept by the UDP relay. */
   udpStats: UdpUpstreamStats;
   now: () => number;
+  /** Sniffing, process lookup and the IPC hook; without it flows are routed as they come. */
+  preRouting?: PreRouting;
 }
 
 export interface TcpFlowRequest {
@@ -24,10 +29,17 @@ export interface TcpFlowRequest {
   auth: FlowAuth;
   source?: FlowSource;
   target: Endpoint;
+  /** The client's connection: its process is looked up, a tunnel's first bytes sniffed. */
+  client?: Socket;
 }
 
 /** How an inbound answers its client once the flow's fate is known. */
 export interface ClientReply {
+  /**
+   * Tunnels only (SOCKS5 and HTTP CONNECT): tells the client the tunnel is open, with
+   * the outbound's socket, or null when answered before routing so as to sniff.
+   */
+  succeeded?(remote: Socket | null): void;
   blocked(): void;
   failed(failure: FlowFailureError): void;
 }
@@ -36,31 +48,50 @@ export interface OpenedFlow {
   actor: FlowActor;
   outbound: Outbound;
   dial: DialResult;
+  /** For the relay to call once with the first client chunk (sniffing a routed flow). */
+  onFirstBytes?: (chunk: Buffer) => void;
 }
+
+/** The decision of an IPC hook that denied or routed a flow. */
+const HOOK_RULE: MatchedRule = { index: -1, condition: 'ipc_hook' };
+const NOT_PRE_ROUTED: PreRouted = { answered: false, head: null, verdict: ALLOW };
 
 /**
  * Runs a TCP flow from acceptance to an established outbound: flow.started, the
- * routing decision, the dial, flow.routed. A blocked or failed flow is completed
- * here and yields null; otherwise the caller relays and completes it.
+ * pre-routing steps (process lookup, sniffing, IPC hook), the routing decision, the
+ * dial, flow.routed. A blocked or failed flow is completed here and yields null;
+ * otherwise the caller relays and completes it.
  */
 export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: ClientReply): Promise<OpenedFlow | null> {
-  const actor = env.table.open(
-    { network: 'tcp', inbound: req.inbound, source: req.source, target: req.target, mode: env.router.mode.mode, at: env.now() },
-    req.auth,
-  );
-  const decision = env.router.decide(
-    routeContext({
-      host: req.target.host,
-      port: req.target.port,
-      network: 'tcp',
-      inbound: req.inbound.tag,
-      principal: req.auth.principal_key,
-    }),
-  );
+  const mode = env.router.mode.mode;
+  const actor = env.table.open({ network: 'tcp', inbound: req.inbound, source: req.source, target: req.target, mode, at: env.now() }, req.auth);
+  const answer = reply.succeeded && (() => reply.succeeded!(null));
+  const pre = env.preRouting ? await env.preRouting.run(actor, req, mode, answer) : NOT_PRE_ROUTED;
+  // A client already told the tunnel is open learns of a refusal by the connection closing.
+  const refuse: Omit<ClientReply, 'succeeded'> = pre.answered ? { blocked: () => req.client?.destroy(), failed: () => req.client?.destroy() } : reply;
+  if (pre.verdict.action === 'deny') {
+    refuse.blocked();
+    const route: FlowRoute = { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] };
+    actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
+    return null;
+  }
+  const decision: RouteDecision =
+    pre.verdict.action === 'route'
+      ? { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE }
+      : env.router.decide(
+          routeContext({
+            host: req.target.host,
+            port: req.target.port,
+            network: 'tcp',
+            inbound: req.inbound.tag,
+            principal: req.auth.principal_key,
+            sniffed_host: pre.sniffed_host,
+          }),
+        );
   const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
   const route: FlowRoute = { ...decision, action: 'route', selection_chain };
   if (outbound.kind === 'block') {
-    reply.blocked();
+    refuse.blocked();
     actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
     return null;
   }
@@ -69,22 +100,25 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     dial = await outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs });
   } catch (err) {
     const failure = err instanceof FlowFailureError ? err : dialFailure(err, req.target);
-    reply.failed(failure);
+    refuse.failed(failure);
     actor.complete(env.now(), { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route);
     return null;
   }
   if (actor.closeRequest) {
     // Closed (flows.close or shutdown) while the dial was in flight.
     dial.socket.destroy();
-    reply.failed(new FlowFailureError('DIAL_FAILED', 'flow closed before the outbound was established', req.target));
+    refuse.failed(new FlowFailureError('DIAL_FAILED', 'flow closed before the outbound was established', req.target));
     actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
     return null;
   }
+  // What the client sent while it was sniffed goes first, ahead of the relay.
+  if (pre.head) dial.socket.write(pre.head);
   actor.routed(
     env.now(),
     route,
     { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: dial.relay_chain },
     dial.resolved_ip,
   );
-  return { actor, outbound, dial };
+  if (!pre.answered) reply.succeeded?.(dial.socket);
+  return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
 }

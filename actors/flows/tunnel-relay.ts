@@ -46,6 +46,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number)
     else socket.once('close', closed);
   }
   if (client.destroyed) teardown();
+  if (flow.onFirstBytes) client.once('data', flow.onFirstBytes);
   client.pipe(remote);
   remote.pipe(client);
   client.resume();

@@ -15,14 +15,17 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   if (!target) return endWithStatus(socket, 400);
   const auth = proxyAuth(req, env.users);
   if (!auth) return endWithStatus(socket, 407, PROXY_AUTHENTICATE);
+  // Bytes the client sent right after the CONNECT head belong to the tunnel (and are its first bytes to sniff).
+  if (head.length > 0) socket.unshift(head);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(socket), target },
-    { blocked: () => endWithStatus(socket, 403), failed: (f) => endWithStatus(socket, failureStatus(f)) },
+    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket },
+    {
+      succeeded: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
+      blocked: () => endWithStatus(socket, 403),
+      failed: (f) => endWithStatus(socket, failureStatus(f)),
+    },
   );
   if (!flow) return;
-  socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  // Bytes the client sent right after the CONNECT head belong to the tunnel.
-  if (head.length > 0) flow.dial.socket.write(head);
   relayTunnel(socket, flow, env.flows.now);
 }

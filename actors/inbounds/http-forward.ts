@@ -43,7 +43,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const base = clientMarks.get(client) ?? { rx: 0, tx: 0 };
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target },
+    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client },
     { blocked: () => respond(res, 403), failed: (f) => respond(res, failureStatus(f)) },
   );
   if (!flow) return;

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FailureCode } from '../errors/failure-codes.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
+import { handleUdpAssociate } from '../udp/udp-associate.js';
 import type { InboundEnv } from './inbound-env.js';
 import { acceptSocks5, SOCKS5_REPLY, writeSocks5Reply } from './socks5-handshake.js';
 import { peerOf } from './tcp-listener.js';
@@ -23,9 +24,8 @@ export async function handleSocks5(env: InboundEnv, socket: Socket): Promise<voi
     socket.end();
     return;
   }
-  if (request.command !== 'connect') {
-    writeSocks5Reply(socket, SOCKS5_REPLY.commandNotSupported);
-    socket.end();
+  if (request.command === 'udp_associate') {
+    await handleUdpAssociate(env, socket, request);
     return;
   }
   const fail = (rep: number): void => {
@@ -34,14 +34,15 @@ export async function handleSocks5(env: InboundEnv, socket: Socket): Promise<voi
   };
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth: request.auth, source: peerOf(socket), target: request.target },
+    { inbound: env.inbound, auth: request.auth, source: peerOf(socket), target: request.target, client: socket },
     {
+      // Before routing (to sniff) there is no outbound socket yet: the bound address is 0.0.0.0:0.
+      succeeded: (remote) =>
+        writeSocks5Reply(socket, SOCKS5_REPLY.succeeded, { host: remote?.localAddress ?? '0.0.0.0', port: remote?.localPort ?? 0 }),
       blocked: () => fail(SOCKS5_REPLY.notAllowed),
       failed: (failure) => fail(REPLY_FOR_FAILURE[failure.code] ?? SOCKS5_REPLY.generalFailure),
     },
   );
   if (!flow) return;
-  const remote = flow.dial.socket;
-  writeSocks5Reply(socket, SOCKS5_REPLY.succeeded, { host: remote.localAddress ?? '0.0.0.0', port: remote.localPort ?? 0 });
   relayTunnel(socket, flow, env.flows.now);
 }

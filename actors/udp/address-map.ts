@@ -25,12 +25,21 @@ export class AddressMap<V> {
 
   get(host: string, port: number): V {
     const key = keyOf(host, port);
-    let value = this.values.get(key);
-    if (value === undefined) {
-      value = this.make(host, port);
-      if (this.values.size >= this.limit) this.values.delete(this.values.keys().next().value!);
-      this.values.set(key, value);
-    }
+    return this.values.get(key) ?? this.insert(key, host, port);
+  }
+
+  /** Makes the value of an address not seen yet; false when it was known. */
+  add(host: string, port: number): boolean {
+    const key = keyOf(host, port);
+    if (this.values.has(key)) return false;
+    this.insert(key, host, port);
+    return true;
+  }
+
+  private insert(key: string, host: string, port: number): V {
+    const value = this.make(host, port);
+    if (this.values.size >= this.limit) this.values.delete(this.values.keys().next().value!);
+    this.values.set(key, value);
     return value;
   }
 }

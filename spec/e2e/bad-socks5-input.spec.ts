@@ -62,7 +62,7 @@ test('closes a request cut short by the client', async () => {
 
 test('closes a truncated request that never completes after the handshake timeout', async () => {
   const started = Date.now();
-  const res = await rawExchange(await port(OPEN), [...NOAUTH_GREETING, 5, 1, 0, 1, 127, 0], { timeoutMs: HANDSHAKE_MS + 2000 });
+  const res = await rawExchange(await port(OPEN), [...NOAUTH_GREETING, 5, 1, 0, 1, 127, 0]);
   assert.ok(res.closed, 'the node closed the stalled handshake');
   assert.ok(Date.now() - started >= HANDSHAKE_MS - 50, 'not before the handshake timeout');
   assert.equal([...res.data], CHOSEN_NOAUTH);

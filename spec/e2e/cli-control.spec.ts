@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowRecord } from '../../streams/contract.js';
 import { curl } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
@@ -41,7 +42,7 @@ test('flows lists a live download and flows close ends it with cancelled/manual'
   const download = curl(['--socks5-hostname', `127.0.0.1:${node.proxyPort}`, origin.url('/silent?cli-close')]);
   const flow = await waitFor(
     () => node.engine.table.activeRecords().find((r) => r.state === 'active' && r.target.port === origin.port),
-    5000,
+    WAIT_MS,
     'the download flow',
   );
   const list = await weir('flows');
@@ -57,7 +58,7 @@ test('flows lists a live download and flows close ends it with cancelled/manual'
   assert.is.not((await download).code, 0, 'curl sees its download cut');
   const completed = await waitFor(
     () => published('flow.completed').find((e) => e.payload['flow_id'] === flow.flow_id),
-    5000,
+    WAIT_MS,
     'flow.completed',
   );
   assert.equal((completed.payload['record'] as FlowRecord).result, { outcome: 'cancelled', close_reason: 'manual', failure: null });
@@ -80,7 +81,7 @@ test('select of a non-member exits 4 with the reason and emits nothing', async (
 test('select of a member switches the selector and emits policy.selected', async () => {
   const done = await weir('select', 'proxy', 'block');
   assert.equal([done.code, done.stdout], [0, 'proxy: block (was direct)\n']);
-  const event = await waitFor(() => published('policy.selected').at(-1), 2000, 'policy.selected');
+  const event = await waitFor(() => published('policy.selected').at(-1), WAIT_MS, 'policy.selected');
   assert.equal(event.payload, { policy_tag: 'proxy', policy_kind: 'selector', selected: 'block', previous: 'direct' });
   const table = await weir('policies');
   assert.equal(table.stdout, 'TAG    KIND      SELECTED  MEMBERS\nproxy  selector  block     direct, block\n');

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { reap } from '../support/child-reaper.js';
 import { curl } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { WEIR_BIN } from '../support/weir-bin.js';
@@ -37,10 +38,10 @@ test('events prints the flow.snapshot, then live envelopes as JSON lines, and en
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as Line);
 
-  await waitFor(() => lines().length > 0, 5000, 'the snapshot line');
+  await waitFor(() => lines().length > 0, WAIT_MS, 'the snapshot line');
   const download = await curl(['--socks5-hostname', `127.0.0.1:${node.proxyPort}`, origin.url('/bytes/64?cli-events')]);
   assert.is(download.code, 0);
-  await waitFor(() => lines().some((l) => l.event_type === 'flow.completed'), 5000, 'flow.completed on stdout');
+  await waitFor(() => lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
   child.kill('SIGINT');
   assert.is(await exited, 0, stderr);
 

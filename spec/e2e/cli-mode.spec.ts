@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowRecord } from '../../streams/contract.js';
 import { curl } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
@@ -34,7 +35,7 @@ async function fetchThroughNode(tag: string): Promise<FlowRecord> {
       node.published
         .map((e) => (e.event_type === 'flow.completed' ? ((e.payload as { record: FlowRecord }).record) : undefined))
         .find((r) => r !== undefined && r.target.port === origin.port && !seen.has(r.flow_id)),
-    5000,
+    WAIT_MS,
     `the flow of ${tag}`,
   );
   seen.add(completed.flow_id);

@@ -2,6 +2,7 @@ import { EventSource } from 'eventsource';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowSnapshotPayload } from '../../streams/contract.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { SseClient, waitFor } from './support-http-clients.js';
 import { startNode, type TestNode } from './support-http.js';
 
@@ -139,7 +140,7 @@ test('the stream ends on the node side when the client goes away', async () => {
   const client = sse('?types=policy.selected');
   await waitFor('connected', () => client.readyState === EventSource.OPEN);
   client.close();
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + WAIT_MS;
   while ((await streamLines()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.is(await streamLines(), before + 1);
 });

@@ -119,7 +119,7 @@ test('the node pings an idle subscriber', async () => {
   const client = ws('?types=engine.warning');
   let pings = 0;
   client.ws.on('ping', () => pings++);
-  await waitFor('two pings', () => pings >= 2, 2000);
+  await waitFor('two pings', () => pings >= 2);
 });
 
 test.run();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
-import { curl } from '../support/curl.js';
+import { curl, CURL_TIMED_OUT } from '../support/curl.js';
 import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection, startOrigin } from '../support/origin.js';
@@ -22,15 +22,13 @@ test('closes a silent tunnel with idle_timeout and keeps one that moves bytes', 
     const silent = '/silent?case=idle';
     // 12 chunks, one every 250 ms: 3 s of traffic, longer than the idle timeout, never idle.
     const busy = '/trickle?chunks=12&size=100&every_ms=250&case=busy';
-    const started = Date.now();
     const [quiet, moving] = await Promise.all([
       curl(['--socks5-hostname', proxy(INBOUND.tag), origin.url(silent)], 10_000),
       curl(['--socks5-hostname', proxy(INBOUND.tag), busyOrigin.url(busy)], 10_000),
     ]);
-    const took = Date.now() - started;
     assert.is.not(quiet.code, 0, 'curl sees the silent transfer cut');
+    assert.is.not(quiet.code, CURL_TIMED_OUT, 'cut by the node, not by curl --max-time');
     assert.is(quiet.body.toString(), 'hello\n');
-    assert.ok(took < 8000, `the idle tunnel ended in ${took} ms`);
     assert.is(moving.code, 0, moving.stderr);
     assert.is(moving.body.length, 1200);
 
@@ -43,7 +41,7 @@ test('closes a silent tunnel with idle_timeout and keeps one that moves bytes', 
 
     const idleRecord = recordOf(idle.completed);
     const quietFor = idleRecord.timing.ended_at_unix_ms! - idleRecord.timing.last_activity_at_unix_ms;
-    assert.ok(quietFor >= IDLE_S * 1000 && quietFor < IDLE_S * 1000 + 2000, `closed ${quietFor} ms after the last activity`);
+    assert.ok(quietFor >= IDLE_S * 1000, `not closed before the idle timeout: ${quietFor} ms after the last activity`);
     assertDirectBytes(idleRecord, await closedConnection(origin, silent));
     assertDirectBytes(recordOf(kept.completed), await closedConnection(busyOrigin, busy));
   } finally {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl, type CurlResult } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
@@ -26,7 +27,7 @@ async function silentDownload(): Promise<{ flowId: string; done: Promise<CurlRes
   const done = curl(['--socks5-hostname', `127.0.0.1:${node.proxyPort}`, origin.url(`/silent?${Math.random()}`)]);
   const record = await waitFor(
     () => node.engine.table.activeRecords().find((r) => !before.has(r.flow_id) && r.state === 'active'),
-    5000,
+    WAIT_MS,
     'an active flow',
   );
   return { flowId: record.flow_id, done };
@@ -82,7 +83,7 @@ test('a whitelist gets only its types, and the snapshot only when it names flow 
   const completed = await flows.next();
   assert.is(completed['event_type'], 'flow.completed');
   // A stats tick later, nothing of another type has arrived on either stream.
-  await stats.next(2500);
+  await stats.next();
   assert.equal(flows.pending.map((l) => l['event_type']), []);
   assert.ok(stats.pending.every(isType('stats.sampled')));
   flows.close();

@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
 import { EVENT_TYPES, type Envelope } from '../../streams/contract.js';
+import { WAIT_MS } from '../support/far-bound.js';
 
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = WAIT_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();

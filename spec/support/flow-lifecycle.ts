@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
 import { SCHEMA_ID } from '../../streams/contract.js';
+import { WAIT_MS } from './far-bound.js';
 import { readJsonl, waitForEvents, type JsonEnvelope } from './jsonl.js';
 
 /** The events of one flow, in file order. */
@@ -43,7 +44,7 @@ export function lifecycleOf(events: readonly JsonEnvelope[], flowId: string): Fl
  * read) have completed, asserts there are no others, and returns their lifecycles
  * in the order they started.
  */
-export async function nextFlows(file: string, known: ReadonlySet<string>, count: number, timeoutMs = 5000): Promise<FlowLifecycle[]> {
+export async function nextFlows(file: string, known: ReadonlySet<string>, count: number, timeoutMs = WAIT_MS): Promise<FlowLifecycle[]> {
   const isNew = (e: JsonEnvelope): boolean => e.event_type === 'flow.completed' && !known.has(flowIdOf(e));
   const events = await waitForEvents(file, (all) => all.filter(isNew).length >= count, timeoutMs, `${count} new flow.completed`);
   const fresh = [...flowIds(events)].filter((id) => !known.has(id));
@@ -52,7 +53,7 @@ export async function nextFlows(file: string, known: ReadonlySet<string>, count:
 }
 
 /** The one flow of the next connection; see nextFlows. */
-export async function nextFlow(file: string, known: ReadonlySet<string>, timeoutMs = 5000): Promise<FlowLifecycle> {
+export async function nextFlow(file: string, known: ReadonlySet<string>, timeoutMs = WAIT_MS): Promise<FlowLifecycle> {
   const [flow] = await nextFlows(file, known, 1, timeoutMs);
   return flow!;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Envelope, EventType } from '../../streams/contract.js';
+import { WAIT_MS } from './far-bound.js';
 import { waitFor } from './wait-for.js';
 
 /** An envelope as read back from the sink; payload fields are checked by the specs. */
@@ -28,7 +29,7 @@ export function readJsonl(file: string): JsonEnvelope[] {
 export function waitForEvents(
   file: string,
   done: (events: JsonEnvelope[]) => boolean,
-  timeoutMs = 5000,
+  timeoutMs = WAIT_MS,
   what = 'events',
 ): Promise<JsonEnvelope[]> {
   return waitFor(() => {

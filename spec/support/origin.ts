@@ -1,6 +1,7 @@
 import http from 'node:http';
-import { waitFor } from './wait-for.js';
 import type net from 'node:net';
+import { WAIT_MS } from './far-bound.js';
+import { waitFor } from './wait-for.js';
 
 /** One TCP connection the origin accepted, with the bytes it moved on its socket. */
 export interface OriginConnection {
@@ -98,7 +99,7 @@ function trickle(res: http.ServerResponse, params: URLSearchParams): void {
 }
 
 /** Waits until the connection that served `path` has closed, so its byte counts are final. */
-export function closedConnection(origin: Origin, path: string, timeoutMs = 3000): Promise<OriginConnection> {
+export function closedConnection(origin: Origin, path: string, timeoutMs = WAIT_MS): Promise<OriginConnection> {
   return waitFor(
     () => {
       const conn = origin.connectionFor(path);

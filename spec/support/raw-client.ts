@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { WAIT_MS } from './far-bound.js';
 
 export interface RawExchange {
   /** Everything the server sent before it closed or the wait ended. */
@@ -10,7 +11,7 @@ export interface RawExchange {
 export interface RawOptions {
   /** Half-close our side after writing, as a client that gave up would. @defaultValue false */
   end?: boolean;
-  /** How long to wait for the server's answer and close. @defaultValue 3000 */
+  /** How long to wait for the server's answer and close. @defaultValue WAIT_MS */
   timeoutMs?: number;
 }
 
@@ -30,7 +31,7 @@ export function rawExchange(port: number, bytes: Buffer | readonly number[], opt
       socket.destroy();
       resolve({ data: Buffer.concat(chunks), closed });
     };
-    const timer = setTimeout(() => settle(false), opts.timeoutMs ?? 3000);
+    const timer = setTimeout(() => settle(false), opts.timeoutMs ?? WAIT_MS);
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('end', () => settle(true));
     socket.on('close', () => settle(true));

@@ -91,7 +91,9 @@ export class Socks5UdpAssociation {
   async close(): Promise<void> {
     this.control.end();
     this.udp.close();
-    await Promise.race([this.controlClosed, new Promise((resolve) => setTimeout(resolve, this.timeoutMs))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.controlClosed, new Promise((resolve) => (timer = setTimeout(resolve, this.timeoutMs)))]);
+    clearTimeout(timer);
     this.control.destroy();
   }
 

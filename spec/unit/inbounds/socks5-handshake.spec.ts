@@ -226,7 +226,7 @@ test('times out a client that stops sending', async () => {
   const started = Date.now();
   const error = await rejection(acceptSocks5(server, { users: null, timeoutMs: 40 }));
   assert.is(error.code, 'HANDSHAKE_TIMEOUT');
-  assert.ok(Date.now() - started >= 35, 'rejected before the deadline');
+  assert.ok(Date.now() - started >= 35, 'not rejected before the deadline');
 });
 
 test('reads a handshake that arrives one byte at a time', async () => {

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { WAIT_MS } from '../../support/far-bound.js';
 
 export type Line = Record<string, unknown>;
 
@@ -49,7 +50,7 @@ export class LineClient {
   }
 
   /** The next line; rejects after `timeoutMs` or when the connection ends first. */
-  async next(timeoutMs = 3000): Promise<Line> {
+  async next(timeoutMs = WAIT_MS): Promise<Line> {
     const deadline = Date.now() + timeoutMs;
     while (this.queue.length === 0) {
       if (this.isEnded) throw new Error('the connection ended before the next line');
@@ -67,7 +68,7 @@ export class LineClient {
   }
 
   /** Lines until one satisfies `match` (returned); the skipped ones are dropped. */
-  async nextMatching(match: (line: Line) => boolean, timeoutMs = 3000): Promise<Line> {
+  async nextMatching(match: (line: Line) => boolean, timeoutMs = WAIT_MS): Promise<Line> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const line = await this.next(Math.max(1, deadline - Date.now()));

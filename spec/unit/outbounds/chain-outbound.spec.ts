@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { Secret } from '../../../actors/config/secret.js';
 import { ChainOutbound } from '../../../actors/outbounds/chain-outbound.js';
 import type { Hop } from '../../../actors/outbounds/hop.js';
+import { settlesBeforeFar } from '../../support/far-bound.js';
 import { fakeHttp } from './fake-http.js';
 import { fakeSocks } from './fake-socks.js';
 import { failureOf } from './failure-of.js';
@@ -91,13 +92,12 @@ test('the connect timeout bounds the whole chain and names the hop that was late
   const a = await fakeSocks();
   const b = await fakeHttp({ silent: true });
   const started = Date.now();
-  const failure = await failureOf(
-    new ChainOutbound('c', [hop('a', 'socks', a.port), hop('b', 'http', b.port)]).dial({ host: '127.0.0.1', port: 80 }, { connectTimeoutMs: 200 }),
-  );
+  const dial = new ChainOutbound('c', [hop('a', 'socks', a.port), hop('b', 'http', b.port)]).dial({ host: '127.0.0.1', port: 80 }, { connectTimeoutMs: 200 });
+  const failure = await settlesBeforeFar(failureOf(dial), 'the dial through a chain with a silent hop');
   const took = Date.now() - started;
   assert.is(failure.code, 'HOP_TIMEOUT');
   assert.is(failure.stage, 'hop:b');
-  assert.ok(took >= 190 && took < 1000, `took ${took} ms`);
+  assert.ok(took >= 190, `not before the timeout: ${took} ms`);
   await Promise.all([a.close(), b.close()]);
 });
 

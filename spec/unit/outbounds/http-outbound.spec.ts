@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Secret } from '../../../actors/config/secret.js';
 import { HttpOutbound, type HttpOutboundConfig } from '../../../actors/outbounds/http-outbound.js';
+import { settlesBeforeFar } from '../../support/far-bound.js';
 import { fakeHttp } from './fake-http.js';
 import { failureOf } from './failure-of.js';
 import { greetingOrigin, readBytes, serve } from './loopback.js';
@@ -58,17 +59,16 @@ test('hands over a socket that http.request can use as it is', async () => {
   const origin = await serve((s) => s.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n'));
   const hop = await fakeHttp();
   const dial = await http(hop.port).dial({ host: '127.0.0.1', port: origin.port }, OPTS);
-  const status = await new Promise<number | undefined>((resolve, reject) => {
-    // A socket left paused would stall the request: fail instead of hanging.
-    const stalled = setTimeout(() => reject(new Error('http.request stalled on the handed-over socket')), 2000);
+  const answered = new Promise<number | undefined>((resolve, reject) => {
     const req = request({ createConnection: () => dial.socket, path: '/', headers: { host: 'origin' } }, (res) => {
       res.resume();
-      clearTimeout(stalled);
       resolve(res.statusCode);
     });
     req.on('error', reject);
     req.end();
   });
+  // A socket left paused would stall the request: fail instead of hanging.
+  const status = await settlesBeforeFar(answered, 'http.request on the handed-over socket');
   assert.is(status, 204);
   dial.socket.destroy();
   await hop.close();
@@ -123,14 +123,15 @@ test('a hop that hangs up before answering is HOP_CLOSED', async () => {
   await hop.close();
 });
 
-test('a hop that never answers is HOP_TIMEOUT within the connect timeout', async () => {
+test('a hop that never answers is HOP_TIMEOUT once the connect timeout passes', async () => {
   const hop = await fakeHttp({ silent: true });
   const started = Date.now();
-  const failure = await failureOf(http(hop.port).dial({ host: '127.0.0.1', port: 9 }, { connectTimeoutMs: 150 }));
+  const dial = http(hop.port).dial({ host: '127.0.0.1', port: 9 }, { connectTimeoutMs: 150 });
+  const failure = await settlesBeforeFar(failureOf(dial), 'the dial through a silent hop');
   const took = Date.now() - started;
   assert.is(failure.code, 'HOP_TIMEOUT');
   assert.is(failure.stage, 'hop:hop-h');
-  assert.ok(took >= 140 && took < 1000, `took ${took} ms`);
+  assert.ok(took >= 140, `not before the timeout: ${took} ms`);
   await hop.close();
 });
 

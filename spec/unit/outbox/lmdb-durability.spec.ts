@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
 import { readOutboxState } from '../../../actors/outbox/read-outbox-state.js';
+import { FAR_MS } from '../../support/far-bound.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lmdb-append-child.js');
@@ -23,7 +24,7 @@ function appendThenKill9(dir: string, atLeast: number): Promise<number> {
     let out = '';
     let err = '';
     let last = 0;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const guard = setTimeout(() => child.kill('SIGKILL'), FAR_MS);
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -68,7 +69,8 @@ test('a process that exits while appends are in flight ends at once (no lmdb-js 
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // Its stdin closing makes it call process.exit(0) between two appends' commits.
     child.stdout.once('data', () => child.stdin.end());
-    const guard = setTimeout(() => child.kill('SIGKILL'), 5000);
+    // A deadlocked exit hangs forever: the guard's kill then fails the test by its exit code.
+    const guard = setTimeout(() => child.kill('SIGKILL'), FAR_MS);
     const code = await exit;
     clearTimeout(guard);
     assert.is(code, 0, 'exited by itself, not killed by the guard');

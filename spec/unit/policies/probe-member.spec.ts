@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { DirectOutbound } from '../../../actors/outbounds/direct-outbound.js';
 import { probeMember } from '../../../actors/policies/probe-member.js';
 import { probeTarget } from '../../../actors/policies/probe-target.js';
+import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
 import { closedPort, Origin } from './fixtures.js';
 
 const direct = (): DirectOutbound => new DirectOutbound('direct');
@@ -21,7 +22,7 @@ test('a 2xx answer is healthy, with the whole-ms latency from dial start to the 
     assert.is(r.target_tag, 'direct');
     assert.is(r.healthy, true);
     assert.is(r.error, null);
-    assert.ok(Number.isInteger(r.latency_ms) && r.latency_ms! >= 79 && r.latency_ms! < 400, `latency ${r.latency_ms}`);
+    assert.ok(Number.isInteger(r.latency_ms) && r.latency_ms! >= 79, `latency ${r.latency_ms}`);
     assert.equal(origin.requests, [{ path: '/gen?x=1', host: `127.0.0.1:${origin.port}` }]);
   } finally {
     await origin.close();
@@ -54,7 +55,8 @@ test('an origin that never answers times out: unhealthy, latency null, bounded b
   const origin = await Origin.start('never');
   try {
     const t0 = Date.now();
-    const r = await probeMember('direct', direct, probeTarget(`http://127.0.0.1:${origin.port}/`), opts(300));
+    const probe = probeMember('direct', direct, probeTarget(`http://127.0.0.1:${origin.port}/`), opts(300));
+    const r = await settlesBeforeFar(probe, 'the probe of a silent origin');
     const took = Date.now() - t0;
     assert.equal(r, {
       target_tag: 'direct',
@@ -62,7 +64,7 @@ test('an origin that never answers times out: unhealthy, latency null, bounded b
       latency_ms: null,
       error: 'PROBE_TIMEOUT: no HTTP status line within 300 ms',
     });
-    assert.ok(took >= 295 && took < 600, `took ${took} ms`);
+    assert.ok(took >= 295, `not before the timeout: ${took} ms`);
   } finally {
     await origin.close();
   }
@@ -91,14 +93,13 @@ test('an abort ends the probe at once as unhealthy', async () => {
   try {
     const abort = new AbortController();
     const pending = probeMember('direct', direct, probeTarget(`http://127.0.0.1:${origin.port}/`), {
-      timeoutMs: 5000,
+      timeoutMs: FAR_MS,
       signal: abort.signal,
     });
     setTimeout(() => abort.abort(), 50);
-    const t0 = Date.now();
-    const r = await pending;
-    assert.is(r.error, 'PROBE_ABORTED: the probe runner stopped');
-    assert.ok(Date.now() - t0 < 1000);
+    // Without the abort the probe would last until its FAR_MS timeout.
+    const r = await settlesBeforeFar(pending, 'the aborted probe');
+    assert.equal(r, { target_tag: 'direct', healthy: false, latency_ms: null, error: 'PROBE_ABORTED: the probe runner stopped' });
   } finally {
     await origin.close();
   }

@@ -1,0 +1,63 @@
+import type { Endpoint, FlowAuth, FlowSource, TagProtocol } from '../../streams/contract.js';
+import type { Outbound } from '../contracts/outbound.js';
+import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
+import type { FlowActor } from '../flows/flow-actor.js';
+import type { FlowEnv } from '../flows/flow-opener.js';
+import { openUdpUpstream } from './udp-outbound.js';
+import { routeUdp } from './udp-route.js';
+import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
+
+export interface UdpFlowRequest {
+  inbound: TagProtocol;
+  auth: FlowAuth;
+  source?: FlowSource;
+  /** The first datagram's destination: the flow's target and the route's input. */
+  target: Endpoint;
+}
+
+export interface OpenedUdpFlow {
+  actor: FlowActor;
+  outbound: Outbound;
+  upstream: UdpUpstream;
+}
+
+/**
+ * Runs a UDP association's flow from its first datagram to an open upstream:
+ * flow.started, the routing decision, the upstream (socket or hop association),
+ * flow.routed. A blocked, failed or cancelled flow is completed here and yields null.
+ */
+export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: UdpUpstreamEvents): Promise<OpenedUdpFlow | null> {
+  const actor = env.table.open(
+    { network: 'udp', inbound: req.inbound, source: req.source, target: req.target, mode: env.router.mode.mode, at: env.now() },
+    req.auth,
+  );
+  const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
+  if (outbound.kind === 'block') {
+    actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
+    return null;
+  }
+  let upstream: UdpUpstream;
+  try {
+    upstream = await openUdpUpstream(outbound, req.target, env.connectTimeoutMs, events);
+  } catch (err) {
+    env.udpStats.failed_association_attempts++;
+    const failure = err instanceof FlowFailureError ? err : dialFailure(err, req.target);
+    actor.complete(env.now(), { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route);
+    return null;
+  }
+  if (actor.closeRequest) {
+    // Closed (flows.close or shutdown) while the upstream was being set up.
+    upstream.close();
+    actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
+    return null;
+  }
+  actor.routed(
+    env.now(),
+    route,
+    { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: upstream.relay_chain },
+    upstream.resolved_ip,
+  );
+  env.udpStats.created_associations++;
+  env.udpStats.active_associations++;
+  return { actor, outbound, upstream };
+}

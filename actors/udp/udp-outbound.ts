@@ -1,0 +1,21 @@
+import type { Outbound } from '../contracts/outbound.js';
+import { FlowFailureError } from '../errors/flow-failure.js';
+import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import { ChainOutbound } from '../outbounds/chain-outbound.js';
+import { DirectOutbound } from '../outbounds/direct-outbound.js';
+import { DirectUdpUpstream } from './direct-udp-upstream.js';
+import { SocksUdpUpstream } from './socks-udp-upstream.js';
+import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
+
+/**
+ * Opens the upstream of a UDP association on `outbound`. Direct relays from sockets
+ * of its own; a single SOCKS5 hop relays through its UDP ASSOCIATE. HTTP CONNECT
+ * carries no datagrams, and a chain of several hops would send them around the first
+ * hops, so both fail with UDP_UNSUPPORTED.
+ */
+export function openUdpUpstream(outbound: Outbound, first: SocksTarget, timeoutMs: number, events: UdpUpstreamEvents): Promise<UdpUpstream> {
+  if (outbound instanceof DirectOutbound) return DirectUdpUpstream.open(first, events);
+  const hop = outbound instanceof ChainOutbound && outbound.hops.length === 1 ? outbound.hops[0] : undefined;
+  if (hop?.protocol === 'socks') return SocksUdpUpstream.open(hop, timeoutMs, events);
+  return Promise.reject(new FlowFailureError('UDP_UNSUPPORTED', `outbound "${outbound.tag}" (${outbound.protocol}) cannot carry UDP`));
+}

@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { curl } from '../support/curl.js';
+import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow } from '../support/flow-expect.js';
+import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
+import { fixture } from '../support/fixture.js';
+import { freePorts } from '../support/free-port.js';
+import { ofType, readJsonl } from '../support/jsonl.js';
+import { e2eConfig, eventsPath } from '../support/node-config.js';
+import { startOrigin } from '../support/origin.js';
+import { startNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const SOCKS = { tag: 'socks-in', protocol: 'socks' };
+
+const setup = fixture(
+  test,
+  async () => {
+    const stateDir = tempDir();
+    const [port] = await freePorts(1);
+    const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port }] });
+    // Nothing listens on this socket: the hook process is down.
+    config['ipc_hook'] = { path: path.join(stateDir, 'no-hook.sock') };
+    const [origin, node] = await Promise.all([startOrigin(), startNode(config)]);
+    return { origin, node, events: eventsPath(stateDir), socks: `127.0.0.1:${port}` };
+  },
+  async ({ origin, node }) => {
+    await node.stop();
+    await origin.close();
+  },
+);
+
+test('allows every flow while the hook is down and warns once', async () => {
+  const { origin, events, socks } = await setup();
+  const known = knownFlows(events);
+  for (let i = 0; i < 3; i++) {
+    const res = await curl(['--socks5', socks, origin.url(`/bytes/10?case=hook-down-${i}`)]);
+    assert.is(res.code, 0, res.stderr);
+  }
+  const flows = await nextFlows(events, known, 3);
+  for (const flow of flows) {
+    assertFlow(flow, {
+      inbound: SOCKS,
+      auth: NO_AUTH,
+      target: { host: '127.0.0.1', port: origin.port },
+      route: FINAL_DIRECT,
+      outbound: DIRECT,
+      outcome: 'direct_relayed',
+    });
+  }
+  const warnings = ofType(readJsonl(events), 'engine.warning');
+  assert.is(warnings.length, 1, 'one warning for the outage, not one per flow');
+  assert.equal(Object.keys(warnings[0]!.payload).sort(), ['code', 'message']);
+  assert.is(warnings[0]!.payload['code'], 'ipc_hook_unreachable');
+  assert.match(String(warnings[0]!.payload['message']), /no-hook\.sock.*flows are allowed/);
+});
+
+test('writes a sink file of valid envelopes with every flow complete', async () => {
+  const { node, events } = await setup();
+  const all = await stopAndAudit(node, events);
+  assert.is(ofType(all, 'engine.warning').length, 1);
+});
+
+test.run();

@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { reap } from '../support/child-reaper.js';
+import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+
+const SOCKS = { tag: 'socks-in', protocol: 'socks' };
+const HTTP = { tag: 'http-in', protocol: 'http' };
+const CURL_PATH = '/usr/bin/curl';
+
+const setup = proxyFixture(test, {
+  inbounds: [
+    { type: 'socks', tag: SOCKS.tag },
+    { type: 'http', tag: HTTP.tag },
+  ],
+});
+
+/** Runs curl and resolves with its pid once it has exited 0. */
+function curlPid(args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('curl', ['--silent', '--show-error', '--max-time', '10', '-o', '/dev/null', ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
+    reap(child);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(child.pid!) : reject(new Error(`curl exited ${code}: ${stderr}`))));
+  });
+}
+
+// The origin trickles its answer for ~450 ms: the lookup runs beside the flow and must find curl still connected.
+const SLOW = '/trickle?chunks=3&size=10&every_ms=150';
+
+test('names the curl process behind a SOCKS5 flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const pid = await curlPid(['--socks5', proxy(SOCKS.tag), origin.url(`${SLOW}&case=process-socks`)]);
+  const flow = await nextFlow(events, known);
+  assertFlow(flow, {
+    inbound: SOCKS,
+    auth: NO_AUTH,
+    target: { host: '127.0.0.1', port: origin.port },
+    route: FINAL_DIRECT,
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+  });
+  const source = recordOf(flow.completed).source!;
+  assert.equal(source, { ip: '127.0.0.1', port: source.port, process_id: pid, process_name: 'curl', process_path: CURL_PATH });
+  assert.equal(Object.keys(recordOf(flow.started).source!).sort(), ['ip', 'port'], 'flow.started does not wait for the lookup');
+});
+
+test('names the curl process behind a plain HTTP forwarded flow', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const pid = await curlPid(['-x', `http://${proxy(HTTP.tag)}`, origin.url(`${SLOW}&case=process-forward`)]);
+  const flow = await nextFlow(events, known);
+  const source = recordOf(flow.completed).source!;
+  assert.equal(source, { ip: '127.0.0.1', port: source.port, process_id: pid, process_name: 'curl', process_path: CURL_PATH });
+});
+
+test('a flow that outlives a sample carries the process in flow.updated', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const pid = await curlPid(['-p', '-x', `http://${proxy(HTTP.tag)}`, origin.url('/trickle?chunks=4&size=10&every_ms=400&case=process-updated')]);
+  const flow = await nextFlow(events, known);
+  assert.ok(flow.updated.length > 0, 'the flow was sampled');
+  assert.is(recordOf(flow.updated[0]!).source?.process_id, pid);
+});
+
+test('writes a sink file of valid envelopes with every flow complete', async () => {
+  const { node, events } = await setup();
+  await stopAndAudit(node, events);
+});
+
+test.run();

@@ -1,0 +1,119 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stopAndAudit } from '../support/audit.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { DIRECT, FINAL_DIRECT, recordOf } from '../support/flow-expect.js';
+import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { proxyFixture } from '../support/proxy-fixture.js';
+import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
+import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
+import { assertUdpFlow, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+
+const SOCKS = { tag: 'udp-socks', protocol: 'socks' };
+const MIXED = { tag: 'udp-mixed', protocol: 'mixed' };
+const REFUSED = { tag: 'udp-refused', protocol: 'socks' };
+const IDLE_S = 2;
+
+const setup = proxyFixture(test, {
+  inbounds: [{ type: 'socks', tag: SOCKS.tag }, { type: 'mixed', tag: MIXED.tag }, { type: 'socks', tag: REFUSED.tag }],
+  rules: [{ inbound: [REFUSED.tag], network: ['udp'], outbound: 'block' }],
+  flows: { idle_timeout_s: IDLE_S },
+});
+
+let echo: UdpEcho | null = null;
+/** A UDP echo on 127.0.0.1 that answers each datagram with its bytes twice. */
+async function echoServer(): Promise<UdpEcho> {
+  echo ??= await startUdpEcho({ answer: (data) => Buffer.concat([data, data]) });
+  return echo;
+}
+
+async function relayThrough(inbound: { tag: string; protocol: string }, sizes: number[]): Promise<void> {
+  const { node, events } = await setup();
+  const server = await echoServer();
+  const known = knownFlows(events);
+  const before = udpStatsNow(events);
+  const a = await associate({ host: '127.0.0.1', port: node.ports[inbound.tag]! }, { timeoutMs: WAIT_MS });
+  const target = { host: '127.0.0.1', port: server.port };
+  for (const [i, size] of sizes.entries()) {
+    const payload = Buffer.alloc(size, 97 + i);
+    a.send(target, payload);
+    // One at a time: the order of answers is then the order of questions.
+    assert.equal(await a.receive(), { source: target, data: Buffer.concat([payload, payload]) });
+  }
+  await a.close();
+  const flow = await nextFlow(events, known, WAIT_MS);
+  assertUdpFlow(flow, {
+    inbound,
+    target,
+    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+    traffic: udpTraffic(sizes, sizes.map((n) => 2 * n), 'direct'),
+  });
+  assert.is(recordOf(flow.routed!).target.resolved_ip, '127.0.0.1');
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(delta, moved({ created_associations: 1, closed_associations: 1, packets_sent: sizes.length, packets_received: sizes.length }));
+}
+
+test('relays datagrams direct over a socks inbound as one udp flow with exact counters', async () => {
+  await relayThrough(SOCKS, [5, 1200, 64]);
+});
+
+test('relays datagrams over a mixed inbound too', async () => {
+  await relayThrough(MIXED, [300]);
+});
+
+test('refuses UDP ASSOCIATE with REP 2 when a rule blocks UDP on the inbound, as a blocked udp flow', async () => {
+  const { node, events } = await setup();
+  const known = knownFlows(events);
+  const refused = await associate({ host: '127.0.0.1', port: node.ports[REFUSED.tag]! }, { timeoutMs: WAIT_MS }).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  assert.instance(refused, Socks5ReplyError);
+  assert.is((refused as Socks5ReplyError).rep, 2);
+  const flow = await nextFlow(events, known, WAIT_MS);
+  assertUdpFlow(flow, {
+    inbound: REFUSED,
+    target: { host: '0.0.0.0', port: 0 },
+    route: { target: 'block', matched_rule: { index: 0, condition: `network=udp && inbound=${REFUSED.tag}` }, selection_chain: ['block'] },
+    outcome: 'blocked',
+    // Refused before any relay existed: nothing is metered.
+    traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 0, inbound_tx_bytes: 0 },
+  });
+});
+
+test('closes an association idle for flows.idle_timeout_s with idle_timeout', async () => {
+  const { node, events } = await setup();
+  const server = await echoServer();
+  const known = knownFlows(events);
+  const before = udpStatsNow(events);
+  const a = await associate({ host: '127.0.0.1', port: node.ports[SOCKS.tag]! }, { timeoutMs: WAIT_MS });
+  const target = { host: '127.0.0.1', port: server.port };
+  a.send(target, Buffer.from('once'));
+  await a.receive();
+  await a.controlClosed;
+  const flow = await nextFlow(events, known, WAIT_MS);
+  assertUdpFlow(flow, {
+    inbound: SOCKS,
+    target,
+    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+    close_reason: 'idle_timeout',
+    traffic: udpTraffic([4], [8], 'direct'),
+  });
+  const timing = recordOf(flow.completed).timing;
+  assert.ok(timing.ended_at_unix_ms! - timing.last_activity_at_unix_ms >= IDLE_S * 1000, 'not closed before the idle timeout');
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(delta, moved({ created_associations: 1, closed_associations: 1, idle_timeouts: 1, packets_sent: 1, packets_received: 1 }));
+  await a.close();
+});
+
+test('every flow of the sink file is complete and the node stops cleanly', async () => {
+  const { node, events } = await setup();
+  await stopAndAudit(node, events);
+  await echo?.close();
+});
+
+test.run();

@@ -1,0 +1,89 @@
+import { lookup } from 'node:dns/promises';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FlowFailureError } from '../../../actors/errors/flow-failure.js';
+import { encodeUdpHeader } from '../../../actors/inbounds/socks5-wire.js';
+import { DirectUdpUpstream } from '../../../actors/udp/direct-udp-upstream.js';
+import { waitFor } from '../../support/wait-for.js';
+import { startUdpEcho } from './udp-echo.js';
+import { UpstreamRecorder } from './upstream-recorder.js';
+
+test('sends the payload alone to an IP destination and frames the answer with its source', async () => {
+  const echo = await startUdpEcho({ answer: (data) => Buffer.concat([data, data]) });
+  const events = new UpstreamRecorder();
+  const target = { host: '127.0.0.1', port: echo.port };
+  const upstream = await DirectUdpUpstream.open(target, events);
+  assert.is(upstream.resolved_ip, '127.0.0.1');
+  assert.equal(upstream.relay_chain, []);
+  assert.is(upstream.control, null);
+  assert.is(upstream.send(target, Buffer.from('ping')), 4);
+  const reply = await events.nthReply(1);
+  assert.equal(reply.framed, Buffer.concat([encodeUdpHeader(target), Buffer.from('pingping')]));
+  assert.is(reply.payloadBytes, 8);
+  assert.is(reply.wireBytes, 8);
+  upstream.close();
+  await echo.close();
+});
+
+test('resolves a host name and sends to the address it resolved to', async () => {
+  const { address } = await lookup('localhost');
+  const echo = await startUdpEcho({ host: address });
+  const events = new UpstreamRecorder();
+  const named = { host: 'localhost', port: echo.port };
+  const upstream = await DirectUdpUpstream.open(named, events);
+  assert.is(upstream.resolved_ip, address);
+  upstream.send(named, Buffer.from('a'));
+  upstream.send(named, Buffer.from('b'));
+  await events.nthReply(2);
+  // Replies name their real source, the address, not the name the client used.
+  assert.equal(events.replies[0]!.framed, Buffer.concat([encodeUdpHeader({ host: address, port: echo.port }), Buffer.from('a')]));
+  assert.is(echo.sources.length, 2);
+  upstream.close();
+  await echo.close();
+});
+
+test('fails the opening with DNS_FAILED when the first destination does not resolve', async () => {
+  const events = new UpstreamRecorder();
+  try {
+    await DirectUdpUpstream.open({ host: 'no-such-host.invalid', port: 53 }, events);
+    assert.unreachable('open should fail');
+  } catch (err) {
+    assert.instance(err, FlowFailureError);
+    assert.is((err as FlowFailureError).code, 'DNS_FAILED');
+    assert.equal((err as FlowFailureError).remote, { host: 'no-such-host.invalid', port: 53 });
+  }
+});
+
+test('reports a later destination that does not resolve as a send failure and keeps relaying', async () => {
+  const echo = await startUdpEcho();
+  const events = new UpstreamRecorder();
+  const target = { host: '127.0.0.1', port: echo.port };
+  const upstream = await DirectUdpUpstream.open(target, events);
+  upstream.send({ host: 'no-such-host.invalid', port: 53 }, Buffer.from('lost'));
+  await waitFor(() => events.sendFailures.length === 1, 3000, 'a send failure');
+  upstream.send(target, Buffer.from('kept'));
+  assert.equal((await events.nthReply(1)).framed.subarray(-4), Buffer.from('kept'));
+  assert.equal(events.breaks, []);
+  upstream.close();
+  await echo.close();
+});
+
+test('reaches IPv4 and IPv6 destinations from one association', async () => {
+  const events = new UpstreamRecorder();
+  const four = await startUdpEcho();
+  const six = await startUdpEcho({ host: '::1' });
+  const upstream = await DirectUdpUpstream.open({ host: '127.0.0.1', port: four.port }, events);
+  upstream.send({ host: '::1', port: six.port }, Buffer.from('six'));
+  upstream.send({ host: '127.0.0.1', port: four.port }, Buffer.from('four'));
+  await events.nthReply(2);
+  const framed = events.replies.map((r) => r.framed.toString('hex')).sort();
+  const expected = [
+    Buffer.concat([encodeUdpHeader({ host: '::1', port: six.port }), Buffer.from('six')]),
+    Buffer.concat([encodeUdpHeader({ host: '127.0.0.1', port: four.port }), Buffer.from('four')]),
+  ].map((b) => b.toString('hex'));
+  assert.equal(framed, expected.sort());
+  upstream.close();
+  await Promise.all([four.close(), six.close()]);
+});
+
+test.run();
