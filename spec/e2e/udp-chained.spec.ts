@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
-import { WAIT_MS } from '../support/far-bound.js';
+import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { freePorts } from '../support/free-port.js';
@@ -89,7 +89,7 @@ test('fails the association on a hop without UDP ASSOCIATE (microsocks): HOP_REJ
   const a = await associate({ host: '127.0.0.1', port: node.ports['in-ms']! }, { timeoutMs: WAIT_MS });
   const target = { host: '127.0.0.1', port: echo.port };
   a.send(target, Buffer.from('nowhere'));
-  await a.controlClosed;
+  await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
   assertUdpFlow(flow, {
     inbound: { tag: 'in-ms', protocol: 'socks' },
@@ -115,7 +115,7 @@ test('fails the flow with upstream_error when the hop goes away mid-association'
   a.send(target, Buffer.from('last words'));
   await a.receive();
   await proxies.doomed.stop();
-  await a.controlClosed;
+  await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
   assertUdpFlow(flow, {
     inbound: { tag: 'in-doomed', protocol: 'socks' },

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
-import { WAIT_MS } from '../support/far-bound.js';
+import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { DIRECT, FINAL_DIRECT, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
@@ -92,7 +92,7 @@ test('closes an association idle for flows.idle_timeout_s with idle_timeout', as
   const target = { host: '127.0.0.1', port: server.port };
   a.send(target, Buffer.from('once'));
   await a.receive();
-  await a.controlClosed;
+  await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
   assertUdpFlow(flow, {
     inbound: SOCKS,

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { associate, Socks5ReplyError } from '../../support/socks5-udp-client.js';
 import { fakeUdpHop } from './fake-udp-hop.js';
 import { startUdpEcho } from './udp-echo.js';
-import { DIRECT_AND_BLOCK, udpHarness } from './udp-harness.js';
+import { controlEnded, DIRECT_AND_BLOCK, udpHarness } from './udp-harness.js';
 
 const LOCAL = { host: '127.0.0.1', port: 0 };
 
@@ -30,7 +30,7 @@ test('ends the association when the first destination is blocked', async () => {
   const h = await udpHarness({ rules: [{ port: [echo.port], outbound: 'block' }] });
   const a = await associate({ ...LOCAL, port: h.port });
   a.send({ host: '127.0.0.1', port: echo.port }, Buffer.from('no'));
-  await a.controlClosed;
+  await controlEnded(a);
   const r = await h.nthCompleted(1);
   assert.equal(r.target, { host: '127.0.0.1', port: echo.port });
   assert.equal(r.result, { outcome: 'blocked', close_reason: null, failure: null });
@@ -49,7 +49,7 @@ test('fails with UDP_UNSUPPORTED on an outbound that cannot carry datagrams', as
   });
   const a = await associate({ ...LOCAL, port: h.port });
   a.send({ host: '127.0.0.1', port: 9 }, Buffer.from('x'));
-  await a.controlClosed;
+  await controlEnded(a);
   const r = await h.nthCompleted(1);
   assert.is(r.result?.outcome, 'failed');
   assert.is(r.result?.close_reason, 'upstream_error');
@@ -68,7 +68,7 @@ test('closes an idle association with idle_timeout', async () => {
   await a.receive();
   h.table.poll(Date.now());
   h.table.poll(Date.now() + 1000);
-  await a.controlClosed;
+  await controlEnded(a);
   const r = await h.nthCompleted(1);
   assert.equal(r.result, { outcome: 'direct_relayed', close_reason: 'idle_timeout', failure: null });
   assert.equal([h.stats.idle_timeouts, h.stats.closed_associations, h.stats.active_associations], [1, 1, 0]);
@@ -80,7 +80,7 @@ test('closes an idle association with idle_timeout', async () => {
 test('ends an association that never sends a datagram after the idle timeout, with no flow', async () => {
   const h = await udpHarness({ idleTimeoutMs: 100 });
   const a = await associate({ ...LOCAL, port: h.port });
-  await a.controlClosed;
+  await controlEnded(a);
   assert.equal(h.completed, []);
   await a.close();
   await h.close();
@@ -94,7 +94,7 @@ test('flows.close cancels the association: manual, counted as dropped', async ()
   await a.receive();
   const [record] = h.table.activeRecords();
   assert.ok(h.table.close(record!.flow_id, 'manual'));
-  await a.controlClosed;
+  await controlEnded(a);
   const r = await h.nthCompleted(1);
   assert.equal(r.result, { outcome: 'cancelled', close_reason: 'manual', failure: null });
   assert.is(h.stats.dropped_associations, 1);
@@ -141,7 +141,7 @@ test('fails the flow with upstream_error when the hop drops the association', as
   a.send({ host: '10.9.8.7', port: 4000 }, Buffer.from('x'));
   await a.receive();
   fake.dropAssociations();
-  await a.controlClosed;
+  await controlEnded(a);
   const r = await h.nthCompleted(1);
   assert.is(r.result?.outcome, 'failed');
   assert.is(r.result?.failure?.code, 'UPSTREAM_RESET');

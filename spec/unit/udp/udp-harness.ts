@@ -80,3 +80,16 @@ export async function udpHarness(opts: HarnessOptions = {}): Promise<UdpHarness>
     },
   };
 }
+
+/** Resolves when the node ends the association's control connection; fails the spec after 3 s. */
+export async function controlEnded(association: { controlClosed: Promise<void> }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the control connection was not ended within 3000 ms')), 3000);
+  });
+  try {
+    await Promise.race([association.controlClosed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
