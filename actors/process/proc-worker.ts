@@ -7,11 +7,15 @@ export interface ProcWorkerData {
   uid: number;
   /** Least time between two passes over procfs. */
   minIntervalMs: number;
+  /** A request older than this has been given up by the asker: it is dropped unanswered. */
+  timeoutMs: number;
 }
 
 export interface LookupRequest {
   id: number;
   keys: ConnectionKeys;
+  /** When it was asked (ms since the epoch). */
+  at: number;
 }
 
 export interface LookupAnswer {
@@ -22,9 +26,10 @@ export interface LookupAnswer {
 /**
  * The lookup's thread. Requests that arrive while a pass runs, or while it waits,
  * are served by the next pass together. A pass starts no sooner than `minIntervalMs`
- * and than four times the last pass's duration after the last one began: on a busy
+ * and than ten times the last pass's duration after the last one began: on a busy
  * machine (tens of thousands of sockets in TIME_WAIT) procfs is slow to read, and the
- * lookup then takes at most a fifth of one core, answering later instead.
+ * lookup then takes at most a tenth of one core, answering later or not at all
+ * instead of slowing the relaying down.
  */
 function serve(port: NonNullable<typeof parentPort>, data: ProcWorkerData): void {
   const resolver = new ProcResolver({ procRoot: data.procRoot, uid: data.uid });
@@ -34,11 +39,12 @@ function serve(port: NonNullable<typeof parentPort>, data: ProcWorkerData): void
   const pass = (): void => {
     scheduled = false;
     const started = Date.now();
-    const batch = queue;
+    const batch = queue.filter((r) => started - r.at < data.timeoutMs);
     queue = [];
+    if (batch.length === 0) return;
     const infos = resolver.resolve(batch.map((r) => r.keys), started);
     port.postMessage(batch.map((r, i): LookupAnswer => ({ id: r.id, info: infos[i] ?? null })));
-    nextPass = started + Math.max(data.minIntervalMs, 4 * (Date.now() - started));
+    nextPass = started + Math.max(data.minIntervalMs, 10 * (Date.now() - started));
   };
   port.on('message', (requests: LookupRequest[]) => {
     queue.push(...requests);

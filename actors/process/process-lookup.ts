@@ -10,7 +10,7 @@ export type { ProcessInfo } from './proc-scan.js';
 export interface ProcessLookupOptions {
   /** Root of procfs; specs point it at a fake tree. @defaultValue '/proc' */
   procRoot?: string;
-  /** A lookup that takes longer than this gives up with no answer. @defaultValue 1000 */
+  /** A lookup that takes longer than this gives up with no answer. @defaultValue 2000 */
   timeoutMs?: number;
   /** Least time between two passes over procfs. @defaultValue 100 */
   minIntervalMs?: number;
@@ -22,10 +22,11 @@ export interface ProcessLookupOptions {
  * Finds the local process behind a client connection on Linux: the connection's
  * socket inode from /proc/net/tcp{,6}, the process holding it from /proc/[pid]/fd,
  * then its name and executable. All procfs work runs on a worker thread, batched and
- * paced, so relaying never waits for it. It never fails: it answers null when the
- * client is not on this machine, when procfs is not there, when the process is not
- * ours to look into, when the client was gone before it was found, or after
- * `timeoutMs`. One lookup per client socket (a keep-alive HTTP client asks once).
+ * paced (see proc-worker.ts), so relaying never waits for it. It never fails: it
+ * answers null when the client is not on this machine, when procfs is not there,
+ * when the process is not ours to look into, when the client was gone before it was
+ * found, or after `timeoutMs`. One lookup per client socket (a keep-alive HTTP
+ * client asks once).
  */
 export class ProcessLookup {
   private readonly bySocket = new WeakMap<Socket, Promise<ProcessInfo | null>>();
@@ -38,6 +39,10 @@ export class ProcessLookup {
   private nextId = 1;
 
   constructor(private readonly opts: ProcessLookupOptions = {}) {}
+
+  private get timeoutMs(): number {
+    return this.opts.timeoutMs ?? 2000;
+  }
 
   lookup(client: Socket): Promise<ProcessInfo | null> {
     let found = this.bySocket.get(client);
@@ -67,12 +72,12 @@ export class ProcessLookup {
     const keys = connectionKeys({ ip: remoteAddress, port: remotePort }, { ip: localAddress, port: localPort });
     const id = this.nextId++;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.answer({ id, info: null }), this.opts.timeoutMs ?? 1000);
+      const timer = setTimeout(() => this.answer({ id, info: null }), this.timeoutMs);
       this.pending.set(id, (info) => {
         clearTimeout(timer);
         resolve(info);
       });
-      if (this.outbox.push({ id, keys }) === 1) setImmediate(() => this.flush());
+      if (this.outbox.push({ id, keys, at: Date.now() }) === 1) setImmediate(() => this.flush());
     });
   }
 
@@ -95,6 +100,7 @@ export class ProcessLookup {
       procRoot: this.opts.procRoot ?? '/proc',
       uid: this.opts.uid ?? process.getuid?.() ?? -1,
       minIntervalMs: this.opts.minIntervalMs ?? 100,
+      timeoutMs: this.timeoutMs,
     };
     const worker = new Worker(new URL('./proc-worker.js', import.meta.url), { workerData: data });
     worker.on('message', (answers: LookupAnswer[]) => answers.forEach((a) => this.answer(a)));
