@@ -26,6 +26,9 @@ export function createLogger(opts: { level: string; file?: string | undefined })
   const destination = opts.file
     ? pino.destination({ dest: opts.file, mkdir: true, sync: false })
     : pino.destination({ fd: 1, sync: false });
+  // A log file that cannot be written (disk full, directory removed) costs log lines,
+  // never the node: without a listener the stream's error would end the process.
+  destination.on('error', () => undefined);
   const log = pino({ level: opts.level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
   return { log, log_files: [opts.file ?? 'stdout'] };
 }
