@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
@@ -8,6 +7,7 @@ import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startHttpControl, type HttpControlOptions } from '../../http/control-server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * A whole node for the HTTP specs, built from a config literal: engine, control
@@ -58,7 +58,8 @@ export interface NodeOptions {
 }
 
 export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-http-'));
+  // Removed at exit, not by stop(): the logger may still be opening its file in it.
+  const dir = tempDir('weir-http-');
   const apiKey = `key-${randomBytes(18).toString('hex')}`;
   const password = `pw-${randomBytes(12).toString('hex')}`;
   const source = new ConfigSource(null, dir, {
@@ -143,7 +144,6 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
       await http.close();
       await engine.stop('signal');
       await new Promise<void>((resolve) => log.flush(() => resolve()));
-      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }

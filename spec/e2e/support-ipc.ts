@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
@@ -7,6 +5,7 @@ import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startIpcServer, type IpcServer } from '../../http/ipc/ipc-server.js';
 import type { Envelope } from '../../streams/contract.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface IpcNode {
   engine: Engine;
@@ -35,7 +34,8 @@ export interface IpcNodeOptions {
  * free port, `direct` and `block` outbounds and a selector `proxy` of both.
  */
 export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> {
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-ipc-'));
+  // Removed at exit, not by stop(): the logger may still be opening its file in it.
+  const stateDir = tempDir('weir-ipc-');
   const logFile = path.join(stateDir, 'weir.log');
   const source = new ConfigSource(null, stateDir, {
     node: { id: 'ipc-e2e', state_dir: stateDir },
@@ -85,7 +85,6 @@ export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> 
       await ipc.close();
       await engine.stop('test');
       log.flush();
-      fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }
