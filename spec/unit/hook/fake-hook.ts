@@ -21,8 +21,19 @@ export interface FakeHook {
   close(): Promise<void>;
 }
 
-/** A hook process stand-in: a Unix socket server speaking the line protocol. */
-export async function startFakeHook(answer: Answerer, socketPath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'weir-hook-')), 'hook.sock')): Promise<FakeHook> {
+/** A socket path in a fresh temp dir; `remove` deletes the dir. */
+export function hookSocketPath(name = 'hook.sock'): { path: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-hook-'));
+  return { path: path.join(dir, name), remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A hook process stand-in: a Unix socket server speaking the line protocol, on
+ * `socketPath` or in a temp dir of its own that close() removes.
+ */
+export async function startFakeHook(answer: Answerer, socketPath?: string): Promise<FakeHook> {
+  const own = socketPath === undefined ? hookSocketPath() : null;
+  const listenPath = socketPath ?? own!.path;
   const questions: HookQuestion[] = [];
   const open = new Set<net.Socket>();
   let accepted = 0;
@@ -47,9 +58,9 @@ export async function startFakeHook(answer: Answerer, socketPath = path.join(fs.
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  await new Promise<void>((resolve) => server.listen(listenPath, resolve));
   return {
-    path: socketPath,
+    path: listenPath,
     questions,
     connections: () => accepted,
     hangUp: () => {
@@ -58,7 +69,10 @@ export async function startFakeHook(answer: Answerer, socketPath = path.join(fs.
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();
-        server.close(() => resolve());
+        server.close(() => {
+          own?.remove();
+          resolve();
+        });
       }),
   };
 }

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HookQuery } from '../../../actors/hook/hook-messages.js';
 import { IpcHookClient, type IpcHookOptions } from '../../../actors/hook/ipc-hook-client.js';
-import { startFakeHook } from './fake-hook.js';
+import { hookSocketPath, startFakeHook } from './fake-hook.js';
 
 function query(flow_id: string): HookQuery {
   return {
@@ -33,7 +30,6 @@ function client(socketPath: string, extra: Partial<IpcHookOptions> = {}): { hook
   return { hook, outages, bad };
 }
 
-const missingSocket = (): string => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'weir-hook-')), 'absent.sock');
 
 test('asks with the flow and gets allow, deny and route answers over one connection', async () => {
   const fake = await startFakeHook((q) => {
@@ -66,13 +62,15 @@ test('matches answers to questions by id, whatever their order', async () => {
 });
 
 test('allows and reports once when nothing listens, however many flows ask', async () => {
-  const { hook, outages } = client(missingSocket());
+  const absent = hookSocketPath('absent.sock');
+  const { hook, outages } = client(absent.path);
   const verdicts = await Promise.all([hook.ask(query('a')), hook.ask(query('b'))]);
   verdicts.push(await hook.ask(query('c')));
   assert.equal(verdicts, [{ action: 'allow' }, { action: 'allow' }, { action: 'allow' }]);
   assert.is(outages.length, 1);
   assert.match(outages[0]!, /cannot connect to the hook at .*absent\.sock/);
   hook.close();
+  absent.remove();
 });
 
 test('allows a flow the hook does not answer in time, and reports it', async () => {
@@ -122,10 +120,10 @@ test('reconnects after the hook hung up, and allows the question it dropped', as
 
 test('after a failed connect, allows without asking until the retry time has passed', async () => {
   let now = 1000;
-  const socketPath = missingSocket();
-  const { hook, outages } = client(socketPath, { retryMs: 500, now: () => now });
+  const later = hookSocketPath();
+  const { hook, outages } = client(later.path, { retryMs: 500, now: () => now });
   await hook.ask(query('a'));
-  const fake = await startFakeHook(() => ({ action: 'deny' }), socketPath);
+  const fake = await startFakeHook(() => ({ action: 'deny' }), later.path);
   assert.equal(await hook.ask(query('b')), { action: 'allow' }, 'still in the quiet time');
   assert.is(fake.connections(), 0);
   now += 500;
@@ -133,6 +131,7 @@ test('after a failed connect, allows without asking until the retry time has pas
   assert.is(outages.length, 1);
   hook.close();
   await fake.close();
+  later.remove();
 });
 
 test('allows on an answer that is not one, and says so', async () => {
