@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitListening } from '../support/listening.js';
+import { signalGroup, stopGroup } from '../support/process-group.js';
 
 /** A child started by the bench in its own process group, so helpers it forks (Dante does) die with it. */
 export interface Started {
@@ -45,24 +45,9 @@ export function spawnGroup(name: string, argv: readonly string[]): Started {
   return track(name, child);
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
 /** SIGTERM to the group, SIGKILL after 2 s; the group is killed again after the leader exits to reap forks. */
 export async function stopChild(s: Started): Promise<void> {
-  const exited = new Promise<void>((resolve) => {
-    if (s.child.exitCode !== null || s.child.signalCode !== null) resolve();
-    else s.child.once('exit', () => resolve());
-  });
-  signalGroup(s.pid, 'SIGTERM');
-  const first = await Promise.race([exited.then(() => true), sleep(2000).then(() => false)]);
-  signalGroup(s.pid, 'SIGKILL');
-  if (!first) await Promise.race([exited, sleep(2000)]);
+  await stopGroup(s.child);
   live.delete(s);
 }
 
@@ -72,40 +57,9 @@ export function killAllNow(): void {
   live.clear();
 }
 
-export function exitedEarly(s: Started): boolean {
-  return s.child.exitCode !== null || s.child.signalCode !== null;
-}
-
-/** Polls until 127.0.0.1:port accepts a connection; fails if the child exits or time runs out. */
+/** Waits until 127.0.0.1:port accepts a connection; fails if the child exits or time runs out. */
 export async function waitForPort(s: Started, port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (exitedEarly(s)) throw new BenchChildError(`${s.name} exited before listening: ${s.stderrTail().trim()}`);
-    if (await accepts(port)) return;
-    await sleep(50);
-  }
-  throw new BenchChildError(`${s.name} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-/** A port that was free a moment ago, for peers that cannot listen on port 0 and report it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  const state = await waitListening(s.child, port, timeoutMs);
+  if (state === 'exited') throw new BenchChildError(`${s.name} exited before listening: ${s.stderrTail().trim()}`);
+  if (state === 'timed out') throw new BenchChildError(`${s.name} did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnGroup, stopChild, waitForPort, type Started } from './children.js';
+import { danteConfig } from '../support/dante-config.js';
+import { findBinary } from '../support/find-binary.js';
+import { freePort } from '../support/free-port.js';
+import { spawnGroup, stopChild, waitForPort, type Started } from './children.js';
 
 export const PEER_NAMES = ['node-pipe', 'weir', 'microsocks', 'dante'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
@@ -21,40 +24,10 @@ export interface RunningPeer {
   stop(): Promise<void>;
 }
 
-const SEARCH_PATH = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-
-function findBinary(name: string): string | null {
-  for (const dir of SEARCH_PATH) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return null;
-}
-
 function writeFile(dir: string, name: string, text: string): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
-}
-
-function danteConfig(port: number, dir: string): string {
-  return [
-    `logoutput: ${path.join(dir, 'danted.log')}`,
-    `internal: 127.0.0.1 port = ${port}`,
-    'external: 127.0.0.1',
-    'clientmethod: none',
-    'socksmethod: none',
-    'user.privileged: root',
-    'user.unprivileged: nobody',
-    'client pass { from: 127.0.0.0/8 to: 127.0.0.0/8 }',
-    'socks pass { from: 127.0.0.0/8 to: 127.0.0.0/8 command: connect }',
-    '',
-  ].join('\n');
 }
 
 /** weir with flow tracking, events and a JSONL sink on, as the issue asks. */

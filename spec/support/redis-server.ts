@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 
 export interface RedisServer {
   port: number;
@@ -41,7 +42,7 @@ function hookExit(): void {
 export async function startRedisServer(): Promise<RedisServer> {
   hookExit();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-redis-'));
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
 
@@ -77,17 +78,6 @@ export async function startRedisServer(): Promise<RedisServer> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPong(port: number, proc: ChildProcess, timeoutMs: number): Promise<void> {

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { reap } from './child-reaper.js';
+import { hasExited, waitListening } from './listening.js';
 import { bootSlot } from './start-slots.js';
 import { tempDir } from './temp-dir.js';
 import { WEIR_BIN } from './weir-bin.js';
@@ -87,7 +87,7 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
 }
 
 async function stopChild(child: ChildProcess, exit: Promise<number | null>, signal: NodeJS.Signals): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return exit;
+  if (hasExited(child)) return exit;
   child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   const code = await exit;
@@ -97,27 +97,12 @@ async function stopChild(child: ChildProcess, exit: Promise<number | null>, sign
 
 async function waitUntilListening(child: ChildProcess, inbounds: readonly InboundLiteral[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const pending = [...inbounds];
-  while (pending.length > 0) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`weir exited (code ${child.exitCode}, signal ${child.signalCode}) before listening`);
+  for (const [i, inbound] of inbounds.entries()) {
+    const state = await waitListening(child, inbound.port, deadline - Date.now(), inbound.listen ?? '127.0.0.1');
+    if (state === 'exited') throw new Error(`weir exited (code ${child.exitCode}, signal ${child.signalCode}) before listening`);
+    if (state === 'timed out') {
+      const pending = inbounds.slice(i).map((p) => `${p.tag}:${p.port}`);
+      throw new Error(`weir did not listen on ${pending.join(', ')} within ${timeoutMs} ms`);
     }
-    if (Date.now() >= deadline) {
-      throw new Error(`weir did not listen on ${pending.map((i) => `${i.tag}:${i.port}`).join(', ')} within ${timeoutMs} ms`);
-    }
-    const inbound = pending[0]!;
-    if (await accepts(inbound.listen ?? '127.0.0.1', inbound.port)) pending.shift();
-    else await sleep(50);
   }
-}
-
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { danteConfig } from './dante-config.js';
+import { findBinary } from './find-binary.js';
 import { freePort } from './free-port.js';
+import { waitListening } from './listening.js';
+import { signalGroup, stopGroup } from './process-group.js';
 import { tempDir } from './temp-dir.js';
 
 /** A real upstream proxy from Debian's packages, listening on 127.0.0.1:port. */
@@ -23,47 +26,23 @@ export interface ProxyCredentials {
   password: string;
 }
 
-// danted lives in /usr/sbin, which a non-root PATH may lack.
-const SEARCH_PATH = [...(process.env['PATH'] ?? '').split(':'), '/usr/sbin', '/sbin'];
-
 function binary(name: string): string {
-  for (const dir of SEARCH_PATH) {
-    const candidate = path.join(dir, name);
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error(`${name} is not installed (apt-get install microsocks dante-server tinyproxy)`);
+  const found = findBinary(name);
+  if (found === null) throw new Error(`${name} is not installed (apt-get install microsocks dante-server tinyproxy)`);
+  return found;
 }
 
 // Each proxy runs in its own process group: Dante forks helpers that must die with it.
 const groups = new Set<number>();
 let hooked = false;
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
-
 function track(child: ChildProcess): void {
   groups.add(child.pid!);
-  child.once('exit', () => killGroup(child.pid!, 'SIGKILL'));
+  child.once('exit', () => signalGroup(child.pid!, 'SIGKILL'));
   if (hooked) return;
   hooked = true;
   process.on('exit', () => {
-    for (const pid of groups) killGroup(pid, 'SIGKILL');
-  });
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+    for (const pid of groups) signalGroup(pid, 'SIGKILL');
   });
 }
 
@@ -82,21 +61,14 @@ async function launch(name: string, protocol: UpstreamProxy['protocol'], argv: (
       (stream as net.Socket).unref();
       stream.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
     }
-    const exited = (): boolean => child.exitCode !== null || child.signalCode !== null;
-    const deadline = Date.now() + 10_000;
-    while (!exited() && Date.now() < deadline && !(await accepts(port))) await sleep(25);
-    if (!exited() && Date.now() < deadline) return running(name, protocol, port, child, () => out);
-    killGroup(child.pid!, 'SIGKILL');
+    if ((await waitListening(child, port, 10_000)) === 'listening') return running(name, protocol, port, child, () => out);
+    signalGroup(child.pid!, 'SIGKILL');
     last = `${name} did not listen on 127.0.0.1:${port}: ${out.trim()}`;
   }
   throw new Error(last);
 }
 
 function running(name: string, protocol: UpstreamProxy['protocol'], port: number, child: ChildProcess, output: () => string): UpstreamProxy {
-  const exit = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
   return {
     name,
     protocol,
@@ -104,10 +76,7 @@ function running(name: string, protocol: UpstreamProxy['protocol'], port: number
     pid: child.pid!,
     output,
     stop: async () => {
-      killGroup(child.pid!, 'SIGTERM');
-      const done = await Promise.race([exit.then(() => true), sleep(2000).then(() => false)]);
-      killGroup(child.pid!, 'SIGKILL');
-      if (!done) await exit;
+      await stopGroup(child);
       groups.delete(child.pid!);
     },
   };
@@ -128,22 +97,7 @@ export function startDante(opts: { udp?: boolean } = {}): Promise<UpstreamProxy>
   fs.chmodSync(dir, 0o755);
   return launch('danted', 'socks', (port) => {
     const conf = path.join(dir, `danted-${port}.conf`);
-    fs.writeFileSync(
-      conf,
-      [
-        `logoutput: ${path.join(dir, 'danted.log')}`,
-        `internal: 127.0.0.1 port = ${port}`,
-        'external: 127.0.0.1',
-        'clientmethod: none',
-        'socksmethod: none',
-        'user.privileged: root',
-        'user.unprivileged: nobody',
-        'client pass { from: 127.0.0.0/8 to: 127.0.0.0/8 }',
-        `socks pass { from: 127.0.0.0/8 to: 127.0.0.0/8 command: connect${opts.udp ? ' udpassociate' : ''} }`,
-        ...(opts.udp ? ['socks pass { from: 127.0.0.0/8 to: 127.0.0.0/8 command: udpreply }'] : []),
-        '',
-      ].join('\n'),
-    );
+    fs.writeFileSync(conf, danteConfig(port, dir, opts));
     return [binary('danted'), '-f', conf, '-p', path.join(dir, `danted-${port}.pid`)];
   });
 }

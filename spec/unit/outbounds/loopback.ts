@@ -35,13 +35,6 @@ export function serve(onSocket: (socket: net.Socket) => void): Promise<Loopback>
   });
 }
 
-/** A port nothing listens on: a server is bound to find it, then closed. */
-export async function closedPort(): Promise<number> {
-  const s = await serve(() => {});
-  await s.close();
-  return s.port;
-}
-
 /** Reads exact byte counts from a socket, for scripted fakes. */
 export class ByteReader {
   private buffered = Buffer.alloc(0);

@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Secret } from '../../../actors/config/secret.js';
 import { SocksOutbound, type SocksOutboundConfig } from '../../../actors/outbounds/socks-outbound.js';
+import { freePort } from '../../support/free-port.js';
 import { fakeSocks } from './fake-socks.js';
 import { failureOf } from './failure-of.js';
-import { closedPort, greetingOrigin, readBytes } from './loopback.js';
+import { greetingOrigin, readBytes } from './loopback.js';
 
 const GREETING = 'hello from origin\n';
 const OPTS = { connectTimeoutMs: 2000 };
@@ -114,7 +115,7 @@ test('a hop that closes mid-handshake is HOP_CLOSED', async () => {
 });
 
 test('a closed hop port is HOP_REFUSED with the hop as remote', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const failure = await failureOf(socks(port).dial({ host: '127.0.0.1', port: 9 }, OPTS));
   assert.is(failure.code, 'HOP_REFUSED');
   assert.is(failure.stage, 'hop:hop-s');

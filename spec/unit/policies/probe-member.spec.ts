@@ -10,7 +10,8 @@ import { DirectOutbound } from '../../../actors/outbounds/direct-outbound.js';
 import { probeMember } from '../../../actors/policies/probe-member.js';
 import { probeTarget } from '../../../actors/policies/probe-target.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
-import { closedPort, Origin } from './fixtures.js';
+import { freePort } from '../../support/free-port.js';
+import { Origin } from './fixtures.js';
 
 const direct = (): DirectOutbound => new DirectOutbound('direct');
 const opts = (timeoutMs = 1000) => ({ timeoutMs, signal: new AbortController().signal });
@@ -71,7 +72,7 @@ test('an origin that never answers times out: unhealthy, latency null, bounded b
 });
 
 test('a refused dial is unhealthy with the dial failure code', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const r = await probeMember('direct', direct, probeTarget(`http://127.0.0.1:${port}/`), opts());
   assert.equal(r, {
     target_tag: 'direct',
