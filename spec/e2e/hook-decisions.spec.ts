@@ -37,6 +37,8 @@ const setup = fixture(
       stateDir,
       inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port }],
       rules: [{ ip_cidr: ['127.0.0.1/32'], outbound: 'block' }],
+      // The hook is asked with the process behind the flow.
+      route: { process_lookup: true },
     });
     config['outbounds'] = [...(config['outbounds'] as object[]), { type: 'direct', tag: 'via-hook' }];
     // Generous: the question waits for the process lookup, and a busy test machine is slow.

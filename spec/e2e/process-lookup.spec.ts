@@ -16,6 +16,7 @@ const setup = proxyFixture(test, {
     { type: 'socks', tag: SOCKS.tag },
     { type: 'http', tag: HTTP.tag },
   ],
+  route: { process_lookup: true },
 });
 
 /** Runs curl and resolves with its pid once it has exited 0. */

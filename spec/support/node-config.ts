@@ -9,6 +9,8 @@ export interface E2eConfigParts {
   rules?: Record<string, unknown>[];
   /** The `flows` section (idle_timeout_s, connect_timeout_ms, handshake_timeout_ms). */
   flows?: Record<string, unknown>;
+  /** More `route` fields (e.g. process_lookup). */
+  route?: Record<string, unknown>;
 }
 
 /** Where the JSONL sink of an e2eConfig writes: `<stateDir>/events.jsonl`. */
@@ -31,7 +33,7 @@ export function e2eConfig(parts: E2eConfigParts): Record<string, unknown> {
       { type: 'direct', tag: 'direct' },
       { type: 'block', tag: 'block' },
     ],
-    route: { mode: 'rule', rules: parts.rules ?? [], final: 'direct' },
+    route: { mode: 'rule', rules: parts.rules ?? [], final: 'direct', ...parts.route },
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: eventsPath(parts.stateDir) }],
   };
 }
