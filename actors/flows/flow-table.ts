@@ -1,4 +1,4 @@
-import { Subject, mergeMap, share, type Observable } from 'rxjs';
+import { Subject, mergeMap, share, tap, type Observable } from 'rxjs';
 import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import { FlowActor, type CloseRequest } from './flow-actor.js';
@@ -17,8 +17,16 @@ export class FlowTable {
   private readonly opened = new Subject<FlowActor>();
   private counter = 0;
   private readonly drained = new Set<() => void>();
+  /**
+   * The merge of every actor's state stream. A completed flow leaves the table before
+   * its change is passed on, so a consumer never finds it among the active ones; the
+   * engine keeps one subscriber on this stream for the whole run.
+   */
   readonly changes$: Observable<FlowChange> = this.opened.pipe(
     mergeMap((actor) => actor.state$),
+    tap((change) => {
+      if (change.kind === 'completed') this.remove(change.record.flow_id);
+    }),
     share(),
   );
 
@@ -27,7 +35,6 @@ export class FlowTable {
   open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
     const actor = new FlowActor({ ...init, flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }, auth);
     this.actors.set(actor.id, actor);
-    actor.state$.subscribe({ complete: () => this.remove(actor.id) });
     this.opened.next(actor);
     actor.started();
     return actor;
