@@ -2,11 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { directRelayed } from '../support/direct-download.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { assertEnvelopes, knownFlows, lifecycleOf } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
-import { WAIT_MS } from '../support/far-bound.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { runWeir } from '../support/weir-bin.js';
 
@@ -48,14 +49,7 @@ test('on SIGTERM completes an open tunnel, then emits engine.stopped last and ex
 
   const flow = lifecycleOf(all, flowId);
   // Shutdown ends the flow as an ordinary close: the relayed outcome, no close_reason.
-  assertFlow(flow, {
-    inbound: INBOUND,
-    auth: NO_AUTH,
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-  });
+  assertFlow(flow, directRelayed(INBOUND, origin.port));
   const last = all.at(-1)!;
   assert.is(last.event_type, 'engine.stopped', 'engine.stopped is the last event');
   assert.equal(last.payload, { stopped_at_unix_ms: last.payload['stopped_at_unix_ms'], reason: 'signal' });

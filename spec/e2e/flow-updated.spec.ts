@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import type { FlowRecord } from '../../streams/contract.js';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { directRelayed } from '../support/direct-download.js';
+import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import type { JsonEnvelope } from '../support/jsonl.js';
 import { startOrigin } from '../support/origin.js';
@@ -67,9 +68,8 @@ test('samples a slow download into flow.updated events, only when its counters c
     const flows = await nextFlows(events, known, 2);
     const to = (port: number) => flows.find((f) => recordOf(f.started).target.port === port)!;
     const [moving, still] = [to(origin.port), to(quietOrigin.port)];
-    const common = { inbound: INBOUND, auth: NO_AUTH, route: FINAL_DIRECT, outbound: DIRECT, outcome: 'direct_relayed' } as const;
-    assertFlow(moving, { ...common, target: { host: '127.0.0.1', port: origin.port } });
-    assertFlow(still, { ...common, target: { host: '127.0.0.1', port: quietOrigin.port } });
+    assertFlow(moving, directRelayed(INBOUND, origin.port));
+    assertFlow(still, directRelayed(INBOUND, quietOrigin.port));
 
     assert.ok(moving.updated.length >= 2, `${moving.updated.length} flow.updated over ~2.8 s`);
     let previous = recordOf(moving.routed!);

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SseClient, waitFor, WsClient } from './support-http-clients.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { waitFor } from '../support/wait-for.js';
+import { SseClient, WsClient } from './support-http-clients.js';
 import { startNode, type TestNode } from './support-http.js';
 
 let node: TestNode;
@@ -74,7 +76,7 @@ test('refused writes change nothing', async () => {
 test('an EventSource without the key or with a wrong one gets 401 and stops', async () => {
   for (const key of [null, 'wrong']) {
     const client = new SseClient(`${node.baseUrl}/api/v1/events/stream`, { key });
-    await waitFor('refusal', () => client.errors.length > 0);
+    await waitFor(() => client.errors.length > 0, WAIT_MS, 'refusal');
     assert.is(client.errors[0]!.code, 401);
     assert.is(client.readyState, 2, 'CLOSED: no reconnect');
     assert.equal(client.frames, []);
@@ -85,7 +87,7 @@ test('an EventSource without the key or with a wrong one gets 401 and stops', as
 test('a WebSocket upgrade without the key, with a wrong header or a wrong token gets 401', async () => {
   const url = `${node.wsUrl}/api/v1/events/ws`;
   const clients = [new WsClient(url), new WsClient(url, { key: 'wrong' }), new WsClient(`${url}?token=wrong`)];
-  await waitFor('refusals', () => clients.every((c) => c.unexpected !== null));
+  await waitFor(() => clients.every((c) => c.unexpected !== null), WAIT_MS, 'refusals');
   assert.equal(clients.map((c) => c.unexpected), [401, 401, 401]);
   assert.ok(clients.every((c) => c.envelopes.length === 0));
 });
@@ -94,7 +96,7 @@ test('the right key is accepted in the header (scheme in any case) and, for WebS
   const res = await node.api('/api/v1/stats', { key: null, headers: { authorization: `bearer ${node.apiKey}` } });
   assert.is(res.status, 200);
   const client = new WsClient(`${node.wsUrl}/api/v1/events/ws?token=${encodeURIComponent(node.apiKey)}`);
-  await waitFor('snapshot', () => client.envelopes.length >= 1);
+  await waitFor(() => client.envelopes.length >= 1, WAIT_MS, 'snapshot');
   assert.is(client.envelopes[0]!.event_type, 'flow.snapshot');
   client.close();
 });

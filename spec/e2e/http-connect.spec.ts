@@ -2,11 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { assertDirectDownload } from '../support/direct-download.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
-import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { assertDirectBytes } from '../support/relay-bytes.js';
 
 const INBOUND = { tag: 'http-in', protocol: 'http' };
 const DAVE_PW = 'dave-Pw-9a71f0d3';
@@ -21,40 +19,18 @@ const setup = proxyFixture(test, {
 
 test('tunnels a curl request through HTTP CONNECT as one direct_relayed flow', async () => {
   const { origin, events, proxy } = await setup();
-  const known = knownFlows(events);
-  const path = '/bytes/5000?case=http-connect';
-  const res = await curl(['-p', '-x', `http://${proxy(INBOUND.tag)}`, origin.url(path)]);
-  assert.is(res.code, 0, res.stderr);
-  assert.is(res.body.length, 5000);
-
-  const flow = await nextFlow(events, known);
-  assertFlow(flow, {
-    inbound: INBOUND,
-    auth: NO_AUTH,
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-  });
-  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
+  await assertDirectDownload(origin, events, { via: ['-p', '-x', `http://${proxy(INBOUND.tag)}`], inbound: INBOUND, bytes: 5000, label: 'http-connect' });
 });
 
 test('authenticates a CONNECT with HTTP basic credentials', async () => {
   const { origin, events, proxy } = await setup();
-  const known = knownFlows(events);
-  const path = '/bytes/64?case=http-connect-auth';
-  const res = await curl(['-p', '-x', `http://dave:${DAVE_PW}@${proxy(GUARDED.tag)}`, origin.url(path)]);
-  assert.is(res.code, 0, res.stderr);
-  const flow = await nextFlow(events, known);
-  assertFlow(flow, {
+  await assertDirectDownload(origin, events, {
+    via: ['-p', '-x', `http://dave:${DAVE_PW}@${proxy(GUARDED.tag)}`],
     inbound: GUARDED,
     auth: { scheme: 'http_basic', principal_key: 'dave', attributes: { username: 'dave' } },
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
+    bytes: 64,
+    label: 'http-connect-auth',
   });
-  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
 });
 
 test('refuses a CONNECT without credentials with 407 and no flow', async () => {

@@ -1,30 +1,37 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowLifecyclePayload } from '../../streams/contract.js';
-import { CURL_TIMED_OUT } from '../support/curl.js';
-import { curl, SseClient, startOrigin, waitFor } from './support-http-clients.js';
+import { curl, CURL_TIMED_OUT, type CurlResult } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { startOrigin, type Origin } from '../support/origin.js';
+import { waitFor } from '../support/wait-for.js';
+import { SseClient } from './support-http-clients.js';
 import { startNode, type TestNode } from './support-http.js';
 
 let node: TestNode;
-let trickle: Awaited<ReturnType<typeof startOrigin>>;
-let ok: Awaited<ReturnType<typeof startOrigin>>;
+let origin: Origin;
 let stream: SseClient;
+/** The url_test group's probe URL: a 200 answer. */
+let probeUrl: string;
 
 test.before(async () => {
-  trickle = await startOrigin('trickle');
-  ok = await startOrigin('ok');
-  node = await startNode({ probeUrl: ok.url });
+  origin = await startOrigin();
+  probeUrl = origin.url('/bytes/2?case=probe');
+  node = await startNode({ probeUrl });
   stream = new SseClient(`${node.baseUrl}/api/v1/events/stream?types=flow.routed,flow.completed,policy.selected,policy.probe.completed`, {
     key: node.apiKey,
   });
-  await waitFor('snapshot', () => stream.frames.length >= 1);
+  await waitFor(() => stream.frames.length >= 1, WAIT_MS, 'snapshot');
 });
 test.after(async () => {
   stream.close();
   await node.stop();
-  await trickle.close();
-  await ok.close();
+  await origin.close();
 });
+
+function fetchThroughNode(path: string): Promise<CurlResult> {
+  return curl(['-x', node.proxyUrl, '-o', '/dev/null', origin.url(path)], 20_000);
+}
 
 function completed(): Envelope<FlowLifecyclePayload>[] {
   return stream.envelopes.filter((e) => e.event_type === 'flow.completed') as Envelope<FlowLifecyclePayload>[];
@@ -35,11 +42,12 @@ function selected(): Envelope[] {
 }
 
 test('flows.close ends a live curl download: cancelled / manual', async () => {
-  const download = curl(node.proxyUrl, trickle.url);
-  const flowId = await waitFor('an active flow', () => {
+  // A download that never ends: only the close can end it before curl's --max-time.
+  const download = fetchThroughNode('/silent?case=close');
+  const flowId = await waitFor(() => {
     const routed = stream.envelopes.find((e) => e.event_type === 'flow.routed') as Envelope<FlowLifecyclePayload> | undefined;
     return routed?.payload.flow_id;
-  });
+  }, WAIT_MS, 'an active flow');
   const listed = await node.api('/api/v1/flows');
   assert.equal(listed.json.flows.map((f: { flow_id: string }) => f.flow_id), [flowId]);
   assert.is((await node.api(`/api/v1/flows/${flowId}`)).json.state, 'active');
@@ -47,11 +55,11 @@ test('flows.close ends a live curl download: cancelled / manual', async () => {
   const res = await node.api(`/api/v1/flows/${flowId}/close`, { method: 'POST' });
   assert.is(res.status, 202);
   assert.equal(res.json, { flow_id: flowId, closing: true });
-  const exit = await download.exit;
+  const exit = (await download).code;
   assert.is.not(exit, 0, 'curl sees its download cut');
   assert.is.not(exit, CURL_TIMED_OUT, 'cut by the close, not by curl --max-time');
 
-  const done = await waitFor('flow.completed', () => completed().find((e) => e.payload.flow_id === flowId));
+  const done = await waitFor(() => completed().find((e) => e.payload.flow_id === flowId), WAIT_MS, 'flow.completed');
   assert.is(done.payload.outcome, 'cancelled');
   assert.is(done.payload.close_reason, 'manual');
   assert.equal(done.payload.record.result, { outcome: 'cancelled', close_reason: 'manual', failure: null });
@@ -87,7 +95,7 @@ test('select of a member emits policy.selected; a url_test member keeps its tag'
   const res = await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: 'auto' } });
   assert.is(res.status, 200);
   assert.equal(res.json, { policy_tag: 'proxy', selected: 'auto', previous: 'direct' });
-  const event = await waitFor('policy.selected', () => selected().at(-1));
+  const event = await waitFor(() => selected().at(-1), WAIT_MS, 'policy.selected');
   assert.equal(event.payload, { policy_tag: 'proxy', policy_kind: 'selector', selected: 'auto', previous: 'direct' });
   const proxy = (await node.api('/api/v1/policies')).json.policies.find((p: { tag: string }) => p.tag === 'proxy');
   assert.is(proxy.selected, 'auto');
@@ -99,11 +107,13 @@ test('a manual probe of a url_test group answers its round and emits policy.prob
   assert.is(res.status, 200);
   assert.is(res.json.policy_tag, 'auto');
   assert.is(res.json.trigger, 'manual');
-  assert.is(res.json.url, ok.url);
+  assert.is(res.json.url, probeUrl);
   assert.is(res.json.selected, 'direct');
   assert.equal(res.json.members.map((m: { target_tag: string; healthy: boolean }) => [m.target_tag, m.healthy]), [['direct', true]]);
-  const event = await waitFor('policy.probe.completed', () =>
-    stream.envelopes.find((e) => e.event_type === 'policy.probe.completed' && (e.payload as { trigger: string }).trigger === 'manual'),
+  const event = await waitFor(
+    () => stream.envelopes.find((e) => e.event_type === 'policy.probe.completed' && (e.payload as { trigger: string }).trigger === 'manual'),
+    WAIT_MS,
+    'policy.probe.completed',
   );
   assert.equal(event.payload, res.json);
   const selector = await node.api('/api/v1/policies/proxy/probe', { method: 'POST' });
@@ -116,8 +126,8 @@ test('mode global routes the next flow to the target; mode rule routes by rules 
   assert.is(set.status, 200);
   assert.equal(set.json, { mode: 'global', global_target: 'block' });
   const seen = completed().length;
-  await curl(node.proxyUrl, ok.url).exit;
-  const blocked = await waitFor('flow.completed', () => completed()[seen]);
+  await fetchThroughNode('/bytes/2?case=global');
+  const blocked = await waitFor(() => completed()[seen], WAIT_MS, 'flow.completed');
   assert.equal(blocked.payload.route, { mode: 'global', target: 'block' });
   assert.is(blocked.payload.record.route.mode, 'global');
   assert.is(blocked.payload.record.route.target, 'block');
@@ -125,8 +135,8 @@ test('mode global routes the next flow to the target; mode rule routes by rules 
   assert.is(blocked.payload.outcome, 'blocked');
 
   assert.equal((await node.api('/api/v1/mode', { method: 'PUT', body: { mode: 'rule' } })).json, { mode: 'rule', global_target: null });
-  assert.is(await curl(node.proxyUrl, ok.url).exit, 0);
-  const routed = await waitFor('flow.completed', () => completed()[seen + 1]);
+  assert.is((await fetchThroughNode('/bytes/2?case=rule')).code, 0);
+  const routed = await waitFor(() => completed()[seen + 1], WAIT_MS, 'flow.completed');
   assert.equal(routed.payload.route, { mode: 'rule', target: 'proxy' });
   assert.is(routed.payload.outcome, 'direct_relayed');
 });

@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { assertDirectDownload } from '../support/direct-download.js';
+import { recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
@@ -23,22 +24,7 @@ const setup = proxyFixture(test, {
 
 test('forwards a plain HTTP request through the HTTP proxy as one direct_relayed flow', async () => {
   const { origin, events, proxy } = await setup();
-  const known = knownFlows(events);
-  const path = '/bytes/3000?case=http-plain';
-  const res = await curl(['-x', `http://${proxy(OPEN.tag)}`, origin.url(path)]);
-  assert.is(res.code, 0, res.stderr);
-  assert.is(res.body.length, 3000);
-
-  const flow = await nextFlow(events, known);
-  assertFlow(flow, {
-    inbound: OPEN,
-    auth: NO_AUTH,
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-  });
-  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path), 'forward');
+  await assertDirectDownload(origin, events, { via: ['-x', `http://${proxy(OPEN.tag)}`], inbound: OPEN, bytes: 3000, label: 'http-plain', mode: 'forward' });
 });
 
 test('makes each request on a keep-alive client connection its own flow', async () => {
@@ -58,22 +44,14 @@ test('makes each request on a keep-alive client connection its own flow', async 
 
 test('authenticates HTTP basic proxy credentials as http_basic with the username as principal_key', async () => {
   const { origin, events, proxy } = await setup();
-  const known = knownFlows(events);
-  const path = '/bytes/512?case=http-basic';
-  const res = await curl(['-x', `http://carol:${CAROL_PW}@${proxy(GUARDED.tag)}`, origin.url(path)]);
-  assert.is(res.code, 0, res.stderr);
-  assert.is(res.body.length, 512);
-
-  const flow = await nextFlow(events, known);
-  assertFlow(flow, {
+  await assertDirectDownload(origin, events, {
+    via: ['-x', `http://carol:${CAROL_PW}@${proxy(GUARDED.tag)}`],
     inbound: GUARDED,
     auth: { scheme: 'http_basic', principal_key: 'carol', attributes: { username: 'carol' } },
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
+    bytes: 512,
+    label: 'http-basic',
+    mode: 'forward',
   });
-  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path), 'forward');
 });
 
 test('answers 407 with a Basic challenge to missing or wrong credentials, without a flow', async () => {

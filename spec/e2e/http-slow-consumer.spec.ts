@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import type { Envelope } from '../../streams/contract.js';
-import { waitFor } from './support-http-clients.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { waitFor } from '../support/wait-for.js';
 import { startNode, type TestNode } from './support-http.js';
 
 const EVENTS = 100_000;
@@ -26,7 +27,7 @@ test.after(async () => {
 async function publishAll(received: () => number): Promise<void> {
   for (let i = 0; i < EVENTS; i++) {
     node.engine.bus.publish({ event_type: 'engine.warning', payload: { code: 'spec_load', message: `${i}:${PAD}` } });
-    if (i % 500 === 499) await waitFor('the reading client', () => received() >= i - 1500, 20_000);
+    if (i % 500 === 499) await waitFor(() => received() >= i - 1500, WAIT_MS, 'the reading client', 10);
   }
 }
 
@@ -52,10 +53,10 @@ test('an SSE client that stops reading is cut off with SLOW_CONSUMER; another ge
     if (counter(JSON.parse(e.data) as Envelope) !== next) outOfOrder++;
     next++;
   });
-  await waitFor('reader open', () => reader.readyState === EventSource.OPEN);
+  await waitFor(() => reader.readyState === EventSource.OPEN, WAIT_MS, 'reader open', 10);
 
   await publishAll(() => next);
-  await waitFor('every event at the reader', () => next === EVENTS, 20_000);
+  await waitFor(() => next === EVENTS, WAIT_MS, 'every event at the reader', 10);
   reader.close();
   assert.is(outOfOrder, 0);
 
@@ -94,7 +95,7 @@ test('a WebSocket client that stops reading is closed with 4008 and where to res
   await new Promise((resolve) => reader.once('open', resolve));
 
   await publishAll(() => next);
-  await waitFor('every event at the reader', () => next === EVENTS, 20_000);
+  await waitFor(() => next === EVENTS, WAIT_MS, 'every event at the reader', 10);
   reader.close();
   assert.is(outOfOrder, 0);
 

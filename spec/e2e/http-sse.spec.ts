@@ -3,51 +3,27 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowSnapshotPayload } from '../../streams/contract.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { SseClient, waitFor } from './support-http-clients.js';
-import { startNode, type TestNode } from './support-http.js';
+import { waitFor } from '../support/wait-for.js';
+import { SseClient } from './support-http-clients.js';
+import { assertContiguous, StreamSpec } from './support-streams.js';
 
-let node: TestNode;
-const open: { close(): void }[] = [];
-
-test.before(async () => {
-  node = await startNode({ streamLimits: { heartbeatMs: 100 } });
-});
-test.after.each(() => {
-  for (const c of open.splice(0)) c.close();
-});
-test.after(async () => {
-  await node.stop();
-});
+const streams = new StreamSpec(test);
 
 function sse(query: string, opts: { key?: string | null; lastEventId?: string } = {}): SseClient {
-  const client = new SseClient(`${node.baseUrl}/api/v1/events/stream${query}`, { key: node.apiKey, ...opts });
-  open.push(client);
-  return client;
-}
-
-let flip = false;
-/** Emits one policy.selected through the API. */
-async function selectEvent(): Promise<void> {
-  flip = !flip;
-  const res = await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: flip ? 'block' : 'direct' } });
-  assert.is(res.status, 200);
-}
-
-function assertContiguous(seqs: number[], from: number): void {
-  assert.equal(seqs, seqs.map((_, i) => from + i), `sequences ${seqs.join(',')} run on from ${from}`);
+  return streams.track(new SseClient(`${streams.node.baseUrl}/api/v1/events/stream${query}`, { key: streams.node.apiKey, ...opts }));
 }
 
 test('the stream begins with flow.snapshot whose id is its watermark, then live events after it', async () => {
   const client = sse('');
-  await waitFor('snapshot', () => client.frames.length >= 1);
+  await waitFor(() => client.frames.length >= 1, WAIT_MS, 'snapshot');
   const first = client.frames[0]!;
   const snapshot = JSON.parse(first.data) as Envelope<FlowSnapshotPayload>;
   assert.is(first.event, 'flow.snapshot');
   assert.is(first.id, String(snapshot.payload.watermark));
   assert.is(snapshot.sequence, snapshot.payload.watermark);
   assert.equal(snapshot.payload.records, []);
-  await selectEvent();
-  await waitFor('live event', () => client.frames.some((f) => f.event === 'policy.selected'));
+  await streams.selectEvent();
+  await waitFor(() => client.frames.some((f) => f.event === 'policy.selected'), WAIT_MS, 'live event');
   const live = client.envelopes.slice(1);
   assertContiguous(live.map((e) => e.sequence), snapshot.payload.watermark + 1);
   assert.equal(client.frames.slice(1).map((f) => f.id), live.map((e) => String(e.sequence)));
@@ -57,31 +33,31 @@ test('the stream begins with flow.snapshot whose id is its watermark, then live 
 test('no flow.snapshot when the whitelist has no flow types, and only whitelisted types', async () => {
   const client = sse('?types=policy.selected,engine.warning');
   await new Promise((r) => setTimeout(r, 50));
-  await selectEvent();
-  await waitFor('policy.selected', () => client.frames.length >= 1);
+  await streams.selectEvent();
+  await waitFor(() => client.frames.length >= 1, WAIT_MS, 'policy.selected');
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(client.frames.map((f) => f.event), ['policy.selected']);
 });
 
 test('a whitelist with one flow type gets the snapshot first', async () => {
   const client = sse('?types=flow.completed');
-  await waitFor('snapshot', () => client.frames.length >= 1);
+  await waitFor(() => client.frames.length >= 1, WAIT_MS, 'snapshot');
   assert.equal(client.frames.map((f) => f.event), ['flow.snapshot']);
 });
 
 test('since resumes after a reconnect without gap or duplicate', async () => {
   const a = sse('?since=0');
-  await selectEvent();
-  await waitFor('first events', () => a.frames.some((f) => f.event === 'policy.selected'));
+  await streams.selectEvent();
+  await waitFor(() => a.frames.some((f) => f.event === 'policy.selected'), WAIT_MS, 'first events');
   a.close();
   const seen = a.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   const last = seen.at(-1)!;
-  await selectEvent();
-  await selectEvent();
+  await streams.selectEvent();
+  await streams.selectEvent();
   const b = sse(`?since=${last}`);
-  await waitFor('snapshot after replay', () => b.frames.some((f) => f.event === 'flow.snapshot'));
-  await selectEvent();
-  await waitFor('live after snapshot', () => b.frames.findIndex((f) => f.event === 'flow.snapshot') < b.frames.length - 1);
+  await waitFor(() => b.frames.some((f) => f.event === 'flow.snapshot'), WAIT_MS, 'snapshot after replay');
+  await streams.selectEvent();
+  await waitFor(() => b.frames.findIndex((f) => f.event === 'flow.snapshot') < b.frames.length - 1, WAIT_MS, 'live after snapshot');
   const resumed = b.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   assertContiguous([...seen, ...resumed], 1);
   const snap = b.envelopes.find((e) => e.event_type === 'flow.snapshot')!;
@@ -90,22 +66,22 @@ test('since resumes after a reconnect without gap or duplicate', async () => {
 });
 
 test('Last-Event-ID resumes like since, and since wins when both are given', async () => {
-  const events = await node.api('/api/v1/events?since=0&limit=10000');
+  const events = await streams.node.api('/api/v1/events?since=0&limit=10000');
   const last = events.json.last_sequence as number;
-  await selectEvent();
-  await selectEvent();
+  await streams.selectEvent();
+  await streams.selectEvent();
   const byHeader = sse('?types=policy.selected', { lastEventId: String(last) });
   const both = sse(`?types=policy.selected&since=${last + 1}`, { lastEventId: '0' });
-  await waitFor('replays', () => byHeader.frames.length >= 2 && both.frames.length >= 1);
+  await waitFor(() => byHeader.frames.length >= 2 && both.frames.length >= 1, WAIT_MS, 'replays');
   await new Promise((r) => setTimeout(r, 30));
-  const selected = (await node.api(`/api/v1/events?since=${last}&types=policy.selected`)).json.events as Envelope[];
+  const selected = (await streams.node.api(`/api/v1/events?since=${last}&types=policy.selected`)).json.events as Envelope[];
   assert.equal(byHeader.envelopes.map((e) => e.sequence), selected.map((e) => e.sequence));
   assert.equal(both.envelopes.map((e) => e.sequence), selected.slice(1).map((e) => e.sequence));
 });
 
 test('a malformed since or type is refused with 400 before the stream starts', async () => {
   for (const query of ['?since=-1', '?since=x', '?types=flow.bogus']) {
-    const res = await node.api(`/api/v1/events/stream${query}`);
+    const res = await streams.node.api(`/api/v1/events/stream${query}`);
     assert.is(res.status, 400, query);
     assert.is(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     assert.is(res.json.code, 'BAD_REQUEST');
@@ -113,15 +89,15 @@ test('a malformed since or type is refused with 400 before the stream starts', a
 });
 
 test('HEAD answers the stream headers and ends', async () => {
-  const res = await node.api('/api/v1/events/stream', { method: 'HEAD' });
+  const res = await streams.node.api('/api/v1/events/stream', { method: 'HEAD' });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
   assert.is(res.text, '');
 });
 
 test('an idle stream gets keep-alive comments', async () => {
-  const res = await fetch(`${node.baseUrl}/api/v1/events/stream?types=engine.warning`, {
-    headers: { authorization: `Bearer ${node.apiKey}` },
+  const res = await fetch(`${streams.node.baseUrl}/api/v1/events/stream?types=engine.warning`, {
+    headers: { authorization: `Bearer ${streams.node.apiKey}` },
   });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
@@ -135,13 +111,12 @@ test('an idle stream gets keep-alive comments', async () => {
 
 test('the stream ends on the node side when the client goes away', async () => {
   const streamLines = async (): Promise<number> =>
-    (await node.logText()).split('\n').filter((l) => l.includes('"path":"/api/v1/events/stream"')).length;
+    (await streams.node.logText()).split('\n').filter((l) => l.includes('"path":"/api/v1/events/stream"')).length;
   const before = await streamLines();
   const client = sse('?types=policy.selected');
-  await waitFor('connected', () => client.readyState === EventSource.OPEN);
+  await waitFor(() => client.readyState === EventSource.OPEN, WAIT_MS, 'connected');
   client.close();
-  const deadline = Date.now() + WAIT_MS;
-  while ((await streamLines()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => (await streamLines()) !== before, WAIT_MS, 'the stream in the log', 20);
   assert.is(await streamLines(), before + 1);
 });
 

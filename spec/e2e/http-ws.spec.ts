@@ -2,95 +2,73 @@ import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowSnapshotPayload, Envelope } from '../../streams/contract.js';
-import { waitFor, WsClient } from './support-http-clients.js';
-import { startNode, type TestNode } from './support-http.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { waitFor } from '../support/wait-for.js';
+import { WsClient } from './support-http-clients.js';
+import { assertContiguous, StreamSpec } from './support-streams.js';
 
-let node: TestNode;
-const open: WsClient[] = [];
-
-test.before(async () => {
-  node = await startNode({ streamLimits: { heartbeatMs: 100 } });
-});
-test.after.each(() => {
-  for (const c of open.splice(0)) c.close();
-});
-test.after(async () => {
-  await node.stop();
-});
+const streams = new StreamSpec(test);
 
 function ws(query: string, auth: 'header' | 'token' = 'header'): WsClient {
-  const client =
+  return streams.track(
     auth === 'header'
-      ? new WsClient(`${node.wsUrl}/api/v1/events/ws${query}`, { key: node.apiKey })
-      : new WsClient(`${node.wsUrl}/api/v1/events/ws${query}${query ? '&' : '?'}token=${node.apiKey}`);
-  open.push(client);
-  return client;
-}
-
-let flip = false;
-async function selectEvent(): Promise<void> {
-  flip = !flip;
-  const res = await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: flip ? 'block' : 'direct' } });
-  assert.is(res.status, 200);
-}
-
-function assertContiguous(seqs: number[], from: number): void {
-  assert.equal(seqs, seqs.map((_, i) => from + i), `sequences ${seqs.join(',')} run on from ${from}`);
+      ? new WsClient(`${streams.node.wsUrl}/api/v1/events/ws${query}`, { key: streams.node.apiKey })
+      : new WsClient(`${streams.node.wsUrl}/api/v1/events/ws${query}${query ? '&' : '?'}token=${streams.node.apiKey}`),
+  );
 }
 
 test('the first message is flow.snapshot at its watermark, then every live event after it', async () => {
   const client = ws('');
-  await waitFor('snapshot', () => client.envelopes.length >= 1);
+  await waitFor(() => client.envelopes.length >= 1, WAIT_MS, 'snapshot');
   const snapshot = client.envelopes[0] as Envelope<FlowSnapshotPayload>;
   assert.is(snapshot.event_type, 'flow.snapshot');
   assert.is(snapshot.sequence, snapshot.payload.watermark);
-  await selectEvent();
-  await waitFor('live event', () => client.envelopes.some((e) => e.event_type === 'policy.selected'));
+  await streams.selectEvent();
+  await waitFor(() => client.envelopes.some((e) => e.event_type === 'policy.selected'), WAIT_MS, 'live event');
   assertContiguous(client.envelopes.slice(1).map((e) => e.sequence), snapshot.payload.watermark + 1);
 });
 
 test('no flow.snapshot when the whitelist has no flow types', async () => {
   const client = ws('?types=policy.selected', 'token');
-  await waitFor('open', () => client.ws.readyState === client.ws.OPEN);
-  await selectEvent();
-  await waitFor('policy.selected', () => client.envelopes.length >= 1);
+  await waitFor(() => client.ws.readyState === client.ws.OPEN, WAIT_MS, 'open');
+  await streams.selectEvent();
+  await waitFor(() => client.envelopes.length >= 1, WAIT_MS, 'policy.selected');
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(client.envelopes.map((e) => e.event_type), ['policy.selected']);
 });
 
 test('since resumes after a reconnect without gap or duplicate', async () => {
   const a = ws('?since=0');
-  await selectEvent();
-  await waitFor('first events', () => a.envelopes.some((e) => e.event_type === 'policy.selected'));
+  await streams.selectEvent();
+  await waitFor(() => a.envelopes.some((e) => e.event_type === 'policy.selected'), WAIT_MS, 'first events');
   a.close();
   const seen = a.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
-  await selectEvent();
-  await selectEvent();
+  await streams.selectEvent();
+  await streams.selectEvent();
   const b = ws(`?since=${seen.at(-1)}`, 'token');
-  await waitFor('snapshot after replay', () => b.envelopes.some((e) => e.event_type === 'flow.snapshot'));
-  await selectEvent();
-  await waitFor('live after snapshot', () => b.envelopes.at(-1)?.event_type === 'policy.selected');
+  await waitFor(() => b.envelopes.some((e) => e.event_type === 'flow.snapshot'), WAIT_MS, 'snapshot after replay');
+  await streams.selectEvent();
+  await waitFor(() => b.envelopes.at(-1)?.event_type === 'policy.selected', WAIT_MS, 'live after snapshot');
   const resumed = b.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   assertContiguous([...seen, ...resumed], 1);
 });
 
 test('an upgrade with a malformed since or an unknown path is refused with a problem', async () => {
   const bad = ws('?since=abc');
-  const nowhere = new WsClient(`${node.wsUrl}/api/v1/events/socket`, { key: node.apiKey });
-  open.push(nowhere);
-  await waitFor('refusals', () => bad.unexpected !== null && nowhere.unexpected !== null);
+  const nowhere = streams.track(new WsClient(`${streams.node.wsUrl}/api/v1/events/socket`, { key: streams.node.apiKey }));
+  await waitFor(() => bad.unexpected !== null && nowhere.unexpected !== null, WAIT_MS, 'refusals');
   assert.is(bad.unexpected, 400);
   assert.is(nowhere.unexpected, 404);
 });
 
 test('a refused upgrade answers problem+json and closes', async () => {
-  const { port } = new URL(node.baseUrl);
+  const { port } = new URL(streams.node.baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
   socket.write(
     [
       'GET /api/v1/events/ws?since=x HTTP/1.1',
       `Host: 127.0.0.1:${port}`,
-      `Authorization: Bearer ${node.apiKey}`,
+      `Authorization: Bearer ${streams.node.apiKey}`,
       'Connection: Upgrade',
       'Upgrade: websocket',
       'Sec-WebSocket-Version: 13',
@@ -119,7 +97,7 @@ test('the node pings an idle subscriber', async () => {
   const client = ws('?types=engine.warning');
   let pings = 0;
   client.ws.on('ping', () => pings++);
-  await waitFor('two pings', () => pings >= 2);
+  await waitFor(() => pings >= 2, WAIT_MS, 'two pings');
 });
 
 test.run();

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl, CURL_TIMED_OUT } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { directRelayed } from '../support/direct-download.js';
+import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection, startOrigin } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
@@ -35,9 +36,8 @@ test('closes a silent tunnel with idle_timeout and keeps one that moves bytes', 
     const flows = await nextFlows(events, known, 2);
     const to = (port: number) => flows.find((f) => recordOf(f.started).target.port === port)!;
     const [idle, kept] = [to(origin.port), to(busyOrigin.port)];
-    const common = { inbound: INBOUND, auth: NO_AUTH, route: FINAL_DIRECT, outbound: DIRECT, outcome: 'direct_relayed' } as const;
-    assertFlow(idle, { ...common, target: { host: '127.0.0.1', port: origin.port }, close_reason: 'idle_timeout' });
-    assertFlow(kept, { ...common, target: { host: '127.0.0.1', port: busyOrigin.port } });
+    assertFlow(idle, { ...directRelayed(INBOUND, origin.port), close_reason: 'idle_timeout' });
+    assertFlow(kept, directRelayed(INBOUND, busyOrigin.port));
 
     const idleRecord = recordOf(idle.completed);
     const quietFor = idleRecord.timing.ended_at_unix_ms! - idleRecord.timing.last_activity_at_unix_ms;

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { IpcSocketError } from '../../http/ipc/ipc-socket-file.js';
 import { startIpcServer } from '../../http/ipc/ipc-server.js';
+import { rejectionOf } from '../support/rejection.js';
 import { LineClient } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from './support-ipc.js';
 
@@ -19,15 +20,6 @@ test.before(async () => {
 test.after(async () => {
   await node.stop();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function answersStats(socketPath: string): Promise<boolean> {
   const client = await LineClient.connect(socketPath);
@@ -51,7 +43,7 @@ test('replaces a socket file a killed node left behind', async () => {
 });
 
 test('refuses to start while a live node answers on the path, which keeps answering', async () => {
-  const err = await rejection(startIpcServer(node.ops, { path: node.socketPath, log, publish: () => undefined }));
+  const err = await rejectionOf(startIpcServer(node.ops, { path: node.socketPath, log, publish: () => undefined }));
   assert.instance(err, IpcSocketError);
   assert.is((err as IpcSocketError).code, 'IPC_SOCKET_IN_USE');
   assert.ok(await answersStats(node.socketPath));
@@ -60,7 +52,7 @@ test('refuses to start while a live node answers on the path, which keeps answer
 test('refuses a path that holds something other than a socket, and leaves it alone', async () => {
   const file = path.join(node.stateDir, 'not-a-socket');
   fs.writeFileSync(file, 'keep me');
-  const err = await rejection(startIpcServer(node.ops, { path: file, log, publish: () => undefined }));
+  const err = await rejectionOf(startIpcServer(node.ops, { path: file, log, publish: () => undefined }));
   assert.is((err as IpcSocketError).code, 'IPC_PATH_NOT_SOCKET');
   assert.is(fs.readFileSync(file, 'utf8'), 'keep me');
 });

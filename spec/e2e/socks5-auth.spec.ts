@@ -3,11 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, assertFlow, recordOf } from '../support/flow-expect.js';
+import { assertDirectDownload } from '../support/direct-download.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
-import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { assertDirectBytes } from '../support/relay-bytes.js';
 
 const INBOUND = { tag: 'socks-auth', protocol: 'socks' };
 // Distinctive, so a leak anywhere in the node's output is found by a plain search.
@@ -30,22 +28,13 @@ const setup = proxyFixture(test, {
 
 test('relays through SOCKS5 with username/password and keys the flow by the username', async () => {
   const { origin, events, proxy } = await setup();
-  const known = knownFlows(events);
-  const path = '/bytes/2048?case=socks5-alice';
-  const res = await curl(['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', `alice:${ALICE_PW}`, origin.url(path)]);
-  assert.is(res.code, 0, res.stderr);
-  assert.is(res.body.length, 2048);
-
-  const flow = await nextFlow(events, known);
-  assertFlow(flow, {
+  await assertDirectDownload(origin, events, {
+    via: ['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', `alice:${ALICE_PW}`],
     inbound: INBOUND,
     auth: { scheme: 'socks5', principal_key: 'alice', attributes: { username: 'alice' } },
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
+    bytes: 2048,
+    label: 'socks5-alice',
   });
-  assertDirectBytes(recordOf(flow.completed), await closedConnection(origin, path));
 });
 
 test('uses a configured principal instead of the username as principal_key', async () => {

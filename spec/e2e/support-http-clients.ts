@@ -1,21 +1,6 @@
-import { spawn } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
 import { EVENT_TYPES, type Envelope } from '../../streams/contract.js';
-import { WAIT_MS } from '../support/far-bound.js';
-
-/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 export interface SseFrame {
   id: string;
@@ -85,35 +70,4 @@ export class WsClient {
   close(): void {
     this.ws.close();
   }
-}
-
-/**
- * A loopback origin: `trickle` answers with a body of 1 KiB every 20 ms that never
- * ends (a live download), `ok` with a short body.
- */
-export async function startOrigin(kind: 'trickle' | 'ok'): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => {
-    if (kind === 'ok') return void res.end('ok\n');
-    res.writeHead(200, { 'content-type': 'application/octet-stream' });
-    const timer = setInterval(() => res.write(Buffer.alloc(1024, 0x61)), 20);
-    res.once('close', () => clearInterval(timer));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/${kind}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** A curl download through the proxy; resolves with curl's exit code. */
-export function curl(proxyUrl: string, url: string): { exit: Promise<number>; kill(): void } {
-  const child = spawn('curl', ['-sS', '--max-time', '20', '-o', '/dev/null', '-x', proxyUrl, url], { stdio: 'ignore' });
-  return {
-    exit: new Promise((resolve) => child.once('exit', (code) => resolve(code ?? -1))),
-    kill: () => child.kill(),
-  };
 }

@@ -67,6 +67,17 @@ function setup(limits: StreamLimits = LIMITS) {
   return { source, transport, sub, advanceTo };
 }
 
+/** Event 1 written at frame 10; event 2 written at frame 20 and left the socket wanting drain. */
+function stalledAfterTwo(): ReturnType<typeof setup> {
+  const pump = setup();
+  pump.source.next(envelope(1));
+  pump.advanceTo(10);
+  pump.transport.full = true;
+  pump.source.next(envelope(2));
+  pump.advanceTo(20);
+  return pump;
+}
+
 test('writes the events of one tick in one write', () => {
   const { source, transport, advanceTo } = setup();
   source.next(envelope(1));
@@ -81,12 +92,7 @@ test('writes the events of one tick in one write', () => {
 });
 
 test('holds events while the socket wants drain and writes them after drain', () => {
-  const { source, transport, advanceTo } = setup();
-  source.next(envelope(1));
-  advanceTo(10);
-  transport.full = true;
-  source.next(envelope(2));
-  advanceTo(20);
+  const { source, transport, advanceTo } = stalledAfterTwo();
   source.next(envelope(3));
   source.next(envelope(4));
   advanceTo(30);
@@ -97,12 +103,7 @@ test('holds events while the socket wants drain and writes them after drain', ()
 });
 
 test('cuts off a subscriber whose queue outgrows the bound, resuming after the last sequence written', () => {
-  const { source, transport, advanceTo } = setup();
-  source.next(envelope(1));
-  advanceTo(10);
-  transport.full = true;
-  source.next(envelope(2));
-  advanceTo(20);
+  const { source, transport, advanceTo } = stalledAfterTwo();
   for (let seq = 3; seq <= 6; seq++) source.next(envelope(seq, 20));
   advanceTo(30);
   assert.is(transport.cut, null, '4 frames of 23 chars are within 100');
@@ -142,12 +143,7 @@ test('sends a heartbeat every heartbeatMs, but not while waiting for drain', () 
 });
 
 test('writes what is queued and ends when the node stream completes', () => {
-  const { source, transport, advanceTo } = setup();
-  source.next(envelope(1));
-  advanceTo(10);
-  transport.full = true;
-  source.next(envelope(2));
-  advanceTo(20);
+  const { source, transport } = stalledAfterTwo();
   source.next(envelope(3));
   source.complete();
   assert.equal(transport.writes, [['1:'], ['2:'], ['3:']]);

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { HandshakeError } from '../../../actors/inbounds/handshake-error.js';
 import { SOCKS5_REPLY, acceptSocks5, writeSocks5Reply, type Socks5User } from '../../../actors/inbounds/socks5-handshake.js';
 import { duplexPair } from '../../support/duplex-pair.js';
+import { rejectionOf } from '../../support/rejection.js';
 
 const NOAUTH = { scheme: 'noauth', principal_key: null, attributes: {} };
 const ALICE: Socks5User = { username: 'alice', password: 'hunter2-Secret' };
@@ -29,13 +30,9 @@ function connect(): { client: Duplex; server: Duplex; received: () => Promise<nu
 }
 
 async function rejection(pending: Promise<unknown>): Promise<HandshakeError> {
-  try {
-    await pending;
-  } catch (error) {
-    assert.instance(error, HandshakeError);
-    return error as HandshakeError;
-  }
-  throw new Error('expected the handshake to reject');
+  const error = await rejectionOf(pending);
+  assert.instance(error, HandshakeError);
+  return error as HandshakeError;
 }
 
 test('accepts a no-auth CONNECT to an IPv4 target', async () => {

@@ -5,6 +5,7 @@ import { UrlTestPolicy } from '../../../actors/outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../../../actors/policies/policy-events.js';
 import { ProbeRunner } from '../../../actors/policies/probe-runner.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
+import { rejectionOf } from '../../support/rejection.js';
 import { waitFor } from '../../support/wait-for.js';
 import { Origin, OriginOutbound, outboundSet, Published, sleep, urlTestConfig, type UrlTestConfig } from './fixtures.js';
 
@@ -280,13 +281,7 @@ test('a selector whose choice is a url_test group routes to the group choice and
 });
 
 async function assertRejects(promise: Promise<unknown>, code: string): Promise<void> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.is((err as { code?: string }).code, code);
-    return;
-  }
-  assert.unreachable(`expected a rejection with ${code}`);
+  assert.is(((await rejectionOf(promise)) as { code?: string }).code, code);
 }
 
 test.run();

@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RotatingFile } from '../../../actors/sinks/jsonl-rotation.js';
 import { JsonlWriter, JsonlWriterError, type JsonlWriterOptions } from '../../../actors/sinks/jsonl-writer.js';
+import { rejectionOf } from '../../support/rejection.js';
 
 interface Fixture {
   dir: string;
@@ -37,15 +38,6 @@ function readLines(file: string): string[] {
 
 function range(from: number, to: number): string[] {
   return Array.from({ length: to - from }, (_, i) => line(from + i));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 test('writes lines in append order, one JSON object per line, visible after flush', async () => {
@@ -207,7 +199,7 @@ test('records the error when its directory is removed, keeps the lines, and reco
 
     fs.rmSync(path.dirname(file), { recursive: true });
     w.append(line(1));
-    const err = await rejection(w.flush());
+    const err = await rejectionOf(w.flush());
     assert.instance(err, JsonlWriterError);
     assert.is((err as JsonlWriterError).code, 'JSONL_FLUSH_FAILED');
     assert.match(w.stats.lastError?.message ?? '', /ENOENT/);
@@ -243,7 +235,7 @@ test('open rejects with JSONL_OPEN_FAILED when the directory cannot be created',
   await withDir(async ({ dir }) => {
     fs.writeFileSync(path.join(dir, 'state'), 'not a directory');
     const w = writer(path.join(dir, 'state', 'events.jsonl'));
-    const err = await rejection(w.open());
+    const err = await rejectionOf(w.open());
     assert.instance(err, JsonlWriterError);
     assert.is((err as JsonlWriterError).code, 'JSONL_OPEN_FAILED');
     assert.match(w.stats.lastError?.message ?? '', /EEXIST|ENOTDIR/);
