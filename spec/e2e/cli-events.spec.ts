@@ -4,42 +4,33 @@ import * as assert from 'uvu/assert';
 import { reap } from '../support/child-reaper.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { WEIR_BIN } from '../support/weir-bin.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { cliFixture } from './support-cli.js';
 
-let node: IpcNode;
-let origin: Origin;
-
-test.before(async () => {
-  origin = await startOrigin();
-  node = await startIpcNode();
-});
-
-test.after(async () => {
-  await node.stop();
-  await origin.close();
-});
+const setup = cliFixture(test);
 
 type Line = { event_type: string; sequence: number; payload: Record<string, unknown> };
 
 test('events prints the flow.snapshot, then live envelopes as JSON lines, and ends with exit 0 on SIGINT', async () => {
-  const child = spawn(process.execPath, [WEIR_BIN, 'events', '--ipc', node.socketPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const { node, origin, via } = await setup();
+  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', node.configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  // Complete lines only: a chunk may end inside one.
   const lines = (): Line[] =>
     stdout
+      .slice(0, stdout.lastIndexOf('\n') + 1)
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => JSON.parse(l) as Line);
 
   await waitFor(() => lines().length > 0, WAIT_MS, 'the snapshot line');
-  const download = await curl(['--socks5-hostname', `127.0.0.1:${node.proxyPort}`, origin.url('/bytes/64?cli-events')]);
+  const download = await curl([...via, origin.url('/bytes/64?case=cli-events')]);
   assert.is(download.code, 0);
   await waitFor(() => lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
   child.kill('SIGINT');

@@ -5,7 +5,7 @@ import { curl } from '../support/curl.js';
 import { directRelayed } from '../support/direct-download.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { assertFlow, recordOf } from '../support/flow-expect.js';
-import { assertEnvelopes, knownFlows, lifecycleOf } from '../support/flow-lifecycle.js';
+import { assertEnvelopes, knownFlows, lifecycleOf, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
@@ -35,13 +35,7 @@ test('on SIGTERM completes an open tunnel, then emits engine.stopped last and ex
   const { origin, node, events, proxy } = await termed();
   const known = knownFlows(events);
   const tunnel = curl(['--socks5-hostname', proxy(INBOUND.tag), origin.url('/silent?case=shutdown')], 10_000);
-  const routed = await waitForEvents(
-    events,
-    (es) => es.some((e) => e.event_type === 'flow.routed' && !known.has(String(e.payload['flow_id']))),
-    WAIT_MS,
-    'the tunnel to be routed',
-  );
-  const flowId = String(routed.find((e) => e.event_type === 'flow.routed' && !known.has(String(e.payload['flow_id'])))!.payload['flow_id']);
+  const flowId = await nextRoutedFlowId(events, known);
 
   const all = await stopAndAudit(node, events);
   const cut = await tunnel;

@@ -12,7 +12,8 @@ import { tempDir } from '../support/temp-dir.js';
 /**
  * A whole node for the HTTP specs, built from a config literal: engine, control
  * operations and the HTTP control plane, on loopback port 0. It runs in the spec's
- * process until `weir run` serves HTTP; then only `start` changes to spawn it.
+ * process so a spec can reach into the engine (publish events in bulk, read its log);
+ * the CLI specs drive a real `weir run` instead (support-cli.ts).
  */
 export interface TestNode {
   baseUrl: string;

@@ -58,6 +58,13 @@ export async function nextFlow(file: string, known: ReadonlySet<string>, timeout
   return flow!;
 }
 
+/** Waits for the flow.routed of a flow not in `known` (the next connection, now active) and returns its flow_id. */
+export async function nextRoutedFlowId(file: string, known: ReadonlySet<string>, timeoutMs = WAIT_MS): Promise<string> {
+  const isNew = (e: JsonEnvelope): boolean => e.event_type === 'flow.routed' && !known.has(flowIdOf(e));
+  const events = await waitForEvents(file, (all) => all.some(isNew), timeoutMs, 'a new flow.routed');
+  return flowIdOf(events.find(isNew)!);
+}
+
 /** Flow ids already in the sink file, to tell the next connection's flow apart. */
 export function knownFlows(file: string): Set<string> {
   return flowIds(readJsonl(file));

@@ -5,8 +5,10 @@ export const E2E_NODE_ID = 'e2e-node';
 export interface E2eConfigParts {
   stateDir: string;
   inbounds: Record<string, unknown>[];
-  /** Routing rules; the final outbound is always `direct`. @defaultValue [] */
+  /** Routing rules; the final outbound is `direct` unless `route` says otherwise. @defaultValue [] */
   rules?: Record<string, unknown>[];
+  /** Outbounds beside `direct` and `block`, e.g. a selector of both. @defaultValue [] */
+  outbounds?: Record<string, unknown>[];
   /** The `flows` section (idle_timeout_s, connect_timeout_ms, handshake_timeout_ms). */
   flows?: Record<string, unknown>;
   /** More `route` fields (e.g. process_lookup). */
@@ -20,7 +22,7 @@ export function eventsPath(stateDir: string): string {
 
 /**
  * A config literal for one e2e node: the given inbounds, `direct` and `block`
- * outbounds, rule routing with final `direct`, and a JSONL sink of every event type.
+ * outbounds (and any others given), rule routing, and a JSONL sink of every event type.
  */
 export function e2eConfig(parts: E2eConfigParts): Record<string, unknown> {
   return {
@@ -29,10 +31,7 @@ export function e2eConfig(parts: E2eConfigParts): Record<string, unknown> {
     control: { listen: '127.0.0.1:0', api_key: 'e2e-api-key-not-a-secret' },
     ...(parts.flows ? { flows: parts.flows } : {}),
     inbounds: parts.inbounds,
-    outbounds: [
-      { type: 'direct', tag: 'direct' },
-      { type: 'block', tag: 'block' },
-    ],
+    outbounds: [{ type: 'direct', tag: 'direct' }, { type: 'block', tag: 'block' }, ...(parts.outbounds ?? [])],
     route: { mode: 'rule', rules: parts.rules ?? [], final: 'direct', ...parts.route },
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: eventsPath(parts.stateDir) }],
   };
