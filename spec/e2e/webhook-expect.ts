@@ -18,7 +18,8 @@ export function assertWellFormed(requests: readonly ReceivedRequest[], nodeId: s
     assert.is(r.path, '/hook');
     assert.is(r.headers['content-type'], 'application/json');
     assert.ok(r.signatureValid, `signature of ${r.webhookId}`);
-    assert.ok(Math.abs(r.timestampS * 1000 - r.at) < 5000, `webhook-timestamp ${r.timestampS} is the send time`);
+    // Signed at send time: never after the receiver got it (1 s granularity).
+    assert.ok(r.timestampS * 1000 <= r.at + 1000 && r.timestampS > 1_700_000_000, `webhook-timestamp ${r.timestampS} is a send time in seconds`);
     const parsed = JSON.parse(r.body) as Record<string, unknown> | Record<string, unknown>[];
     const envelopes = Array.isArray(parsed) ? parsed : [parsed];
     const expectedId = Array.isArray(parsed) ? `${String(parsed[0]!['event_id'])}+${parsed.length - 1}` : String(parsed['event_id']);

@@ -92,11 +92,9 @@ test('paces its passes over procfs, serving what waited in one pass', async () =
   const lookup = new ProcessLookup({ procRoot: proc.root, uid: 1000, minIntervalMs: 400 });
   const started = Date.now();
   assert.is((await lookup.lookup(acceptedFrom(CLIENT, SERVER)))?.process_id, 42);
-  const first = Date.now() - started;
   const later = await Promise.all(others.map((o) => lookup.lookup(acceptedFrom(o, SERVER))));
   const second = Date.now() - started;
   assert.equal(later.map((f) => f?.process_id), [42, 42]);
-  assert.ok(first < 350, `the first pass starts at once (${first} ms)`);
   assert.ok(second >= 390, `the next pass waits for the interval (${second} ms)`);
   lookup.close();
   proc.remove();
