@@ -3,11 +3,11 @@ import type { Outbound } from '../contracts/outbound.js';
 import { BlockOutbound } from './block-outbound.js';
 import { ChainOutbound } from './chain-outbound.js';
 import { DirectOutbound } from './direct-outbound.js';
-import { HttpOutbound, httpHop } from './http-outbound.js';
-import type { Hop } from './hop.js';
+import { HttpOutbound } from './http-outbound.js';
+import { hopOf, type Hop } from './hop.js';
 import { OutboundSet, type Policy } from './outbound-set.js';
 import { SelectorPolicy } from './selector-policy.js';
-import { SocksOutbound, socksHop } from './socks-outbound.js';
+import { SocksOutbound } from './socks-outbound.js';
 import { UrlTestPolicy } from './url-test-policy.js';
 
 export class UnknownHopError extends Error {
@@ -18,8 +18,7 @@ export class UnknownHopError extends Error {
 function hopsByTag(configs: readonly OutboundConfig[]): Map<string, Hop> {
   const hops = new Map<string, Hop>();
   for (const c of configs) {
-    if (c.type === 'socks') hops.set(c.tag, socksHop(c));
-    if (c.type === 'http') hops.set(c.tag, httpHop(c));
+    if (c.type === 'socks' || c.type === 'http') hops.set(c.tag, hopOf(c));
   }
   return hops;
 }

@@ -1,5 +1,8 @@
 import type { Endpoint, RelayHop } from '../../streams/contract.js';
+import type { OutboundConfig } from '../config/schema.js';
 import type { Secret } from '../config/secret.js';
+
+export type HopConfig = Extract<OutboundConfig, { type: 'socks' | 'http' }>;
 
 /** One upstream proxy of a chain, as configured by a `socks` or `http` outbound. */
 export interface Hop {
@@ -9,6 +12,14 @@ export interface Hop {
   port: number;
   username?: string;
   password?: Secret;
+}
+
+/** The hop a `socks` or `http` outbound config describes; credentials only when given. */
+export function hopOf(config: HopConfig): Hop {
+  const hop: Hop = { tag: config.tag, protocol: config.type, server: config.server, port: config.port };
+  if (config.username !== undefined) hop.username = config.username;
+  if (config.password !== undefined) hop.password = config.password;
+  return hop;
 }
 
 export function hopEndpoint(hop: Hop): Endpoint {

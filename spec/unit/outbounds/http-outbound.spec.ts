@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import { test } from 'uvu';
+import type { HopConfig } from '../../../actors/outbounds/hop.js';
 import * as assert from 'uvu/assert';
 import { Secret } from '../../../actors/config/secret.js';
-import { HttpOutbound, type HttpOutboundConfig } from '../../../actors/outbounds/http-outbound.js';
+import { HttpOutbound } from '../../../actors/outbounds/http-outbound.js';
 import { settlesBeforeFar } from '../../support/far-bound.js';
 import { fakeHttp } from './fake-http.js';
 import { failureOf } from './failure-of.js';
@@ -12,7 +13,7 @@ const GREETING = 'hello from origin\n';
 const OPTS = { connectTimeoutMs: 2000 };
 
 function http(port: number, user?: { username: string; password: string }): HttpOutbound {
-  const config: HttpOutboundConfig = { type: 'http', tag: 'hop-h', server: '127.0.0.1', port };
+  const config: Extract<HopConfig, { type: 'http' }> = { type: 'http', tag: 'hop-h', server: '127.0.0.1', port };
   if (user) Object.assign(config, { username: user.username, password: new Secret(user.password) });
   return new HttpOutbound(config);
 }

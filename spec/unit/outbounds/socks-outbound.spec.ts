@@ -1,7 +1,8 @@
 import { test } from 'uvu';
+import type { HopConfig } from '../../../actors/outbounds/hop.js';
 import * as assert from 'uvu/assert';
 import { Secret } from '../../../actors/config/secret.js';
-import { SocksOutbound, type SocksOutboundConfig } from '../../../actors/outbounds/socks-outbound.js';
+import { SocksOutbound } from '../../../actors/outbounds/socks-outbound.js';
 import { freePort } from '../../support/free-port.js';
 import { fakeSocks } from './fake-socks.js';
 import { failureOf } from './failure-of.js';
@@ -11,7 +12,7 @@ const GREETING = 'hello from origin\n';
 const OPTS = { connectTimeoutMs: 2000 };
 
 function socks(port: number, user?: { username: string; password: string }): SocksOutbound {
-  const config: SocksOutboundConfig = { type: 'socks', tag: 'hop-s', server: '127.0.0.1', port };
+  const config: Extract<HopConfig, { type: 'socks' }> = { type: 'socks', tag: 'hop-s', server: '127.0.0.1', port };
   if (user) Object.assign(config, { username: user.username, password: new Secret(user.password) });
   return new SocksOutbound(config);
 }
