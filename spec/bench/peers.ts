@@ -30,33 +30,45 @@ function writeFile(dir: string, name: string, text: string): string {
   return file;
 }
 
-/** weir with flow tracking, events and a JSONL sink on, as the issue asks. */
-function weirConfig(port: number, dir: string): string {
+/**
+ * weir with flow tracking, events and a JSONL sink on, as the issue asks. With hopPort,
+ * every flow goes out through the SOCKS5 proxy on 127.0.0.1:hopPort (one chained hop).
+ */
+function weirConfig(port: number, dir: string, hopPort?: number): string {
+  const outbound =
+    hopPort === undefined
+      ? { type: 'direct', tag: 'direct' }
+      : { type: 'socks', tag: 'hop', server: '127.0.0.1', port: hopPort };
   const config = {
     node: { id: 'bench', state_dir: dir },
     log: { level: 'warn' },
     control: { listen: '127.0.0.1:0', api_key: 'bench-key-0123456789' },
     inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }],
-    outbounds: [{ type: 'direct', tag: 'direct' }],
-    route: { final: 'direct' },
+    outbounds: [outbound],
+    route: { final: outbound.tag },
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: path.join(dir, 'events.jsonl') }],
   };
   return JSON.stringify(config, null, 2);
 }
 
+/** weir as a peer; with hopPort it chains through the SOCKS5 proxy on that loopback port. */
+export function weirPeer(repoRoot: string, hopPort?: number): Peer {
+  const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
+  return {
+    name: 'weir',
+    missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
+    argv: (port, dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port, dir, hopPort))],
+  };
+}
+
 /** The peers in PEER_NAMES order; repoRoot holds dist/. */
 export function peers(repoRoot: string): Peer[] {
   const rawRelay = fileURLToPath(new URL('./raw-relay.js', import.meta.url));
-  const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
   const microsocks = findBinary('microsocks');
   const danted = findBinary('danted');
   return [
     { name: 'node-pipe', missing: null, argv: (port) => [process.execPath, rawRelay, String(port)] },
-    {
-      name: 'weir',
-      missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
-      argv: (port, dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port, dir))],
-    },
+    weirPeer(repoRoot),
     {
       name: 'microsocks',
       missing: microsocks ? null : 'not installed (apt-get install microsocks)',

@@ -1,14 +1,19 @@
-// `make bench`: weir beside a raw Node relay, microsocks and Dante, on loopback, in one run.
+// `make bench`: weir beside a raw Node relay, microsocks and Dante, on loopback, in one run;
+// then weir through one SOCKS5 hop, and sink delivery through each outbox store.
+// BENCH_ONLY=proxy,hop,sinks (any of them, comma-separated) runs only those parts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllNow } from './children.js';
+import { formatComparisons, summarizeComparison, type Comparison } from './compare.js';
+import { benchHop } from './hop.js';
 import { measurePeer, type Settings } from './measure.js';
-import { startOrigins } from './origins.js';
+import { startOrigins, type Origins } from './origins.js';
 import { peers, startPeer, type PeerName } from './peers.js';
 import { openFilesLimit } from './proc-stats.js';
 import { formatTable, METRICS, summarize, writeResults, type Metric, type Samples } from './report.js';
+import { benchSinks, type SinkSettings } from './sinks.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -20,6 +25,26 @@ const SETTINGS: Settings = {
   idleCount: 5000,
   idleConcurrency: 100,
 };
+const SINK_SETTINGS: SinkSettings = {
+  singleEvents: Number(process.env.BENCH_SINK_EVENTS ?? 2000),
+  batchedEvents: Number(process.env.BENCH_SINK_BATCHED_EVENTS ?? 10_000),
+  hotEvents: 20_000,
+  timeoutMs: 60_000,
+};
+const PARTS = ['proxy', 'hop', 'sinks'] as const;
+type Part = (typeof PARTS)[number];
+
+function selectedParts(): Part[] {
+  const only = process.env.BENCH_ONLY;
+  if (!only) return [...PARTS];
+  const chosen = only.split(',').map((p) => p.trim());
+  const unknown = chosen.filter((p) => !(PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    console.error(`bench: BENCH_ONLY takes ${PARTS.join(', ')} (comma-separated), not ${unknown.join(', ')}`);
+    process.exit(1);
+  }
+  return PARTS.filter((p) => chosen.includes(p));
+}
 
 /**
  * The bench and its load client each hold one end of every idle tunnel; the proxy holds two.
@@ -45,27 +70,18 @@ function describe(values: Partial<Record<Metric, number>>): string {
     .join(', ');
 }
 
-async function main(): Promise<void> {
-  ensureFdLimit();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-bench-'));
-  const cleanup = (): void => {
-    killAllNow();
-    fs.rmSync(tmp, { recursive: true, force: true });
-  };
-  process.once('exit', cleanup);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+interface ProxyPart {
+  readonly metrics: ReturnType<typeof summarize>;
+  readonly skipped: { peer: string; reason: string | null }[];
+  readonly notes: string[];
+}
 
-  const [load] = os.loadavg();
-  if ((load ?? 0) > os.cpus().length) {
-    console.log(`warning: load average ${load?.toFixed(1)} on ${os.cpus().length} CPUs; other work will skew throughput and rate`);
-  }
+async function benchProxies(origins: Origins, tmp: string): Promise<ProxyPart> {
   const all = peers(REPO);
   for (const p of all) if (p.missing) console.log(`skip ${p.name}: ${p.missing}`);
   const runnable = all.filter((p) => p.missing === null);
   const samples: Samples = { throughput: {}, rate: {}, idle: {} };
   const notes: string[] = [];
-  const origins = await startOrigins(SETTINGS.sourceBytes);
-  const began = Date.now();
   for (let round = 0; round < ROUNDS; round += 1) {
     // Rotating the order spreads slow drifts of the machine over all peers alike.
     for (const peer of rotate(runnable, round)) {
@@ -85,18 +101,51 @@ async function main(): Promise<void> {
       }
     }
   }
+  const metrics = summarize(samples);
+  console.log(`\n${formatTable(metrics)}\n`);
+  return { metrics, skipped: all.filter((p) => p.missing).map((p) => ({ peer: p.name, reason: p.missing })), notes };
+}
+
+function printComparisons(list: readonly Comparison[]): void {
+  if (list.some((c) => Object.values(c.samples).some((v) => v.length > 0))) console.log(`\n${formatComparisons(list)}\n`);
+}
+
+async function main(): Promise<void> {
+  const parts = selectedParts();
+  if (parts.includes('proxy')) ensureFdLimit();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-bench-'));
+  const cleanup = (): void => {
+    killAllNow();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  process.once('exit', cleanup);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+  const [load] = os.loadavg();
+  if ((load ?? 0) > os.cpus().length) {
+    console.log(`warning: load average ${load?.toFixed(1)} on ${os.cpus().length} CPUs; other work will skew throughput and rate`);
+  }
+  const began = Date.now();
+  const origins = await startOrigins(SETTINGS.sourceBytes);
+  const proxy = parts.includes('proxy') ? await benchProxies(origins, tmp) : null;
+  const hop = parts.includes('hop') ? await benchHop(REPO, tmp, origins, SETTINGS, ROUNDS) : null;
   await origins.close();
-  const summary = summarize(samples);
-  console.log(`\n${formatTable(summary)}\n`);
+  if (hop) printComparisons(hop.comparisons);
+  const sinks = parts.includes('sinks') ? await benchSinks(tmp, SINK_SETTINGS, ROUNDS) : null;
+  if (sinks) printComparisons(sinks.comparisons);
   const file = path.join(REPO, '.bench', 'results.json');
   writeResults(file, {
     when: new Date().toISOString(),
+    parts,
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: load },
     settings: { rounds: ROUNDS, ...SETTINGS },
+    sink_settings: SINK_SETTINGS,
     seconds: (Date.now() - began) / 1000,
-    skipped: all.filter((p) => p.missing).map((p) => ({ peer: p.name, reason: p.missing })),
-    metrics: summary,
-    notes,
+    skipped: proxy?.skipped ?? [],
+    metrics: proxy?.metrics ?? null,
+    hop: hop?.comparisons.map(summarizeComparison) ?? null,
+    sinks: sinks?.comparisons.map(summarizeComparison) ?? null,
+    notes: [...(proxy?.notes ?? []), ...(hop?.notes ?? []), ...(sinks?.notes ?? [])],
   });
   console.log(`results written to ${path.relative(process.cwd(), file) || file}`);
 }
