@@ -34,6 +34,7 @@ import { bullmqSinkState, countJobs } from './bullmq-sink-state.js';
 import { LeaseBook } from './lease-book.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
+import { AppendSignal } from './append-signal.js';
 
 export interface BullmqOutboxParts {
   sink: string;
@@ -50,7 +51,7 @@ export interface BullmqOutboxParts {
 export class BullmqOutbox implements Outbox {
   readonly sink: string;
   private readonly leases = new LeaseBook<{ job: OutboxJob; bytes: number }>();
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendSignal();
   private closed = false;
 
   private constructor(private readonly p: BullmqOutboxParts) {
@@ -90,12 +91,11 @@ export class BullmqOutbox implements Outbox {
       throw this.storeError(err);
     }
     budget.committed();
-    for (const listener of this.listeners) listener();
+    this.appended.fire();
   }
 
   onAppend(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.appended.on(listener);
   }
 
   async lease(max: number): Promise<OutboxEntry[]> {
@@ -203,7 +203,7 @@ export class BullmqOutbox implements Outbox {
     // Newest first back to the head of the queue, so the oldest is leased first again.
     for (const { job } of this.leases.values().reverse()) await job.moveToWait(this.p.token).catch(() => undefined);
     this.leases.clear();
-    this.listeners.clear();
+    this.appended.clear();
     this.p.onClose(this);
     await this.p.worker.close(true);
     await this.p.queue.close();

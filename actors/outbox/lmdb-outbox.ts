@@ -29,6 +29,7 @@ import {
 } from './lmdb-records.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed } from './outbox-errors.js';
+import { AppendSignal } from './append-signal.js';
 
 interface Lease {
   pos: number;
@@ -49,7 +50,7 @@ export class LmdbOutbox implements Outbox {
   private readonly leases = new LeaseBook<Lease>();
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendSignal();
   private readonly counters: Counters;
   private gaps: ReplayGap[];
   private nextPos = 0;
@@ -96,12 +97,11 @@ export class LmdbOutbox implements Outbox {
       throw err;
     }
     this.budget.committed();
-    for (const listener of this.listeners) listener();
+    this.appended.fire();
   }
 
   onAppend(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.appended.on(listener);
   }
 
   async lease(max: number): Promise<OutboxEntry[]> {
@@ -227,7 +227,7 @@ export class LmdbOutbox implements Outbox {
     this.closed = true;
     this.leases.clear();
     this.leasedPositions.clear();
-    this.listeners.clear();
+    this.appended.clear();
     this.onClose(this);
   }
 
