@@ -8,10 +8,18 @@ type LimitReason = Exclude<WriteBlockReason, 'store_full'>;
 const STATFS_TTL_MS = 1000;
 
 /**
+ * Once max_bytes blocked writes, they resume only when deliveries have brought the
+ * outbox below this share of it. Without the margin, a smaller event could slip into
+ * the last bytes between refused bigger ones, splitting one outage into many gaps.
+ */
+const RESUME_BELOW = 0.9;
+
+/**
  * The node-wide disk protection of a store: bytes held per sink against max_bytes,
  * free space of the state dir against min_free_bytes. An append reserves its bytes
  * first; when a limit would be crossed it is refused and writes stay blocked until a
- * later append fits again (or, for max_bytes, until deliveries free enough room).
+ * later append fits again (for max_bytes: until deliveries bring the outbox below
+ * RESUME_BELOW of it).
  */
 export class OutboxBudget {
   private readonly held = new Map<string, number>();
@@ -76,7 +84,7 @@ export class OutboxBudget {
   /** Bytes that left the sink (delivered, or a reservation whose append failed). */
   release(sink: string, bytes: number): void {
     this.held.set(sink, Math.max(0, this.bytesOf(sink) - bytes));
-    if (this.blockedBy === 'max_bytes' && this.totalBytes < this.limits.max_bytes) this.set(null);
+    if (this.blockedBy === 'max_bytes' && this.totalBytes < this.resumeBelow()) this.set(null);
   }
 
   /** The store itself refused the write for lack of room (Redis out of memory). */
@@ -87,12 +95,17 @@ export class OutboxBudget {
 
   private async check(bytes: number): Promise<LimitReason | null> {
     if (this.totalBytes + bytes > this.limits.max_bytes) return 'max_bytes';
+    if (this.blockedBy === 'max_bytes' && this.totalBytes >= this.resumeBelow()) return 'max_bytes';
     if (this.statfsDir === null) return null;
     if (!this.free || Date.now() - this.free.at > STATFS_TTL_MS || this.blockedBy !== null) {
       const st = await fs.promises.statfs(this.statfsDir);
       this.free = { bytes: st.bavail * st.bsize, at: Date.now() };
     }
     return this.free.bytes - bytes < this.limits.min_free_bytes ? 'min_free_bytes' : null;
+  }
+
+  private resumeBelow(): number {
+    return this.limits.max_bytes * RESUME_BELOW;
   }
 
   private describe(reason: LimitReason): string {
