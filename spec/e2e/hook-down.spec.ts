@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow } from '../support/flow-expect.js';
+import { directRelayed } from '../support/direct-download.js';
+import { assertFlow } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
 import { freePorts } from '../support/free-port.js';
@@ -41,14 +42,7 @@ test('allows every flow while the hook is down and warns once', async () => {
   }
   const flows = await nextFlows(events, known, 3);
   for (const flow of flows) {
-    assertFlow(flow, {
-      inbound: SOCKS,
-      auth: NO_AUTH,
-      target: { host: '127.0.0.1', port: origin.port },
-      route: FINAL_DIRECT,
-      outbound: DIRECT,
-      outcome: 'direct_relayed',
-    });
+    assertFlow(flow, directRelayed(SOCKS, origin.port));
   }
   const warnings = ofType(readJsonl(events), 'engine.warning');
   assert.is(warnings.length, 1, 'one warning for the outage, not one per flow');

@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { reap } from '../support/child-reaper.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
+import { directRelayed } from '../support/direct-download.js';
+import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 
@@ -39,14 +40,7 @@ test('names the curl process behind a SOCKS5 flow', async () => {
   const known = knownFlows(events);
   const pid = await curlPid(['--socks5', proxy(SOCKS.tag), origin.url(`${SLOW}&case=process-socks`)]);
   const flow = await nextFlow(events, known);
-  assertFlow(flow, {
-    inbound: SOCKS,
-    auth: NO_AUTH,
-    target: { host: '127.0.0.1', port: origin.port },
-    route: FINAL_DIRECT,
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-  });
+  assertFlow(flow, directRelayed(SOCKS, origin.port));
   const source = recordOf(flow.completed).source!;
   assert.equal(source, { ip: '127.0.0.1', port: source.port, process_id: pid, process_name: 'curl', process_path: CURL_PATH });
   assert.equal(Object.keys(recordOf(flow.started).source!).sort(), ['ip', 'port'], 'flow.started does not wait for the lookup');
