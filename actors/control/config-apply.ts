@@ -1,6 +1,6 @@
 import type { ConfigSource, Overlay } from '../config/config-source.js';
 import { HOT_SECTIONS } from '../config/config-source.js';
-import { formatProblem } from '../config/problems.js';
+import { formatProblem, type ConfigProblem } from '../config/problems.js';
 import type { WeirConfig } from '../config/schema.js';
 import { ControlError } from './control-error.js';
 
@@ -30,10 +30,13 @@ export function applyBody(source: ConfigSource, body: unknown): WeirConfig {
   for (const s of HOT_SECTIONS) if (s in doc) sections[s] = doc[s];
   if ('upsert_sinks' in doc || 'remove_sinks' in doc) sections.event_sinks = editSinks(source, sections.event_sinks, doc);
   const result = source.apply(sections);
-  if (!result.ok) {
-    throw new ControlError('CONFIG_INVALID', result.problems.map(formatProblem).join('; '), { problems: result.problems });
-  }
+  if (!result.ok) throw configInvalid(result.problems);
   return result.config;
+}
+
+/** The one CONFIG_INVALID error for config.apply and reload: the problems joined, and listed in details. */
+export function configInvalid(problems: ConfigProblem[]): ControlError {
+  return new ControlError('CONFIG_INVALID', problems.map(formatProblem).join('; '), { problems });
 }
 
 function editSinks(source: ConfigSource, replaced: unknown, doc: Record<string, unknown>): unknown[] {

@@ -7,7 +7,7 @@ import type { BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
 import type { DeadLetter } from '../contracts/outbox.js';
-import { applyBody } from './config-apply.js';
+import { applyBody, configInvalid } from './config-apply.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
@@ -155,11 +155,7 @@ export class ControlOps {
   /** Reloads the config file (SIGHUP, `weir reload`): the hot sections take effect, others need a restart. */
   async reload(): Promise<ConfigApplied> {
     const result = this.runtimeCtx.configSource.load();
-    if (!result.ok) {
-      throw new ControlError('CONFIG_INVALID', result.problems.map((p) => `${p.path}: ${p.message}`).join('; '), {
-        problems: result.problems,
-      });
-    }
+    if (!result.ok) throw configInvalid(result.problems);
     return this.applyValidated(result.config);
   }
 
