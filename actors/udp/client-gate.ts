@@ -1,10 +1,6 @@
 import { isIP } from 'node:net';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
-
-/** IPv4-mapped IPv6 written as plain IPv4, so both views of one client compare equal. */
-export function plainIp(address: string): string {
-  return address.replace(/^::ffff:(?=\d+\.)/i, '');
-}
+import { plainIp } from '../process/proc-net.js';
 
 function unspecified(host: string): boolean {
   return host === '0.0.0.0' || host === '::';

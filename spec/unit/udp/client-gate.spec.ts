@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClientGate, plainIp } from '../../../actors/udp/client-gate.js';
+import { ClientGate } from '../../../actors/udp/client-gate.js';
 
 const ANY = { host: '0.0.0.0', port: 0 };
 
@@ -15,8 +15,6 @@ test('takes an IPv4-mapped IPv6 address for the IPv4 address it carries', () => 
   assert.is(gate.ip, '127.0.0.1');
   assert.ok(gate.admits('127.0.0.1', 5000));
   assert.ok(gate.admits('::ffff:127.0.0.1', 5000));
-  assert.is(plainIp('::ffff:10.0.0.1'), '10.0.0.1');
-  assert.is(plainIp('::1'), '::1');
 });
 
 test('learns the port from the first datagram and refuses other ports after it', () => {
