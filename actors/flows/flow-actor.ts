@@ -3,6 +3,16 @@ import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute
 import type { FlowChange } from '../../streams/flow-change.js';
 import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
 
+/**
+ * How the sampler reads a relay's counters. `total` is the sum of every counter; all
+ * of them only grow, so it moves exactly when one of them did, and an idle flow is
+ * told apart without building a FlowTraffic.
+ */
+export interface TrafficMeter {
+  total(): number;
+  read(): FlowTraffic;
+}
+
 /** Why the node itself ends a flow; `shutdown` keeps the outcome and sets no close_reason. */
 export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
 
@@ -14,7 +24,9 @@ export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
 export class FlowActor {
   private current: FlowRecord;
   readonly state$ = new Subject<FlowChange>();
-  private meter: (() => FlowTraffic) | null = null;
+  private meter: TrafficMeter | null = null;
+  /** The meter's total at the last sample: an idle flow costs one number read per tick. */
+  private lastTotal = -1;
   private closer: (() => void) | null = null;
   /** Learned while opening; recorded with flow.routed or flow.completed. */
   private learned: FlowDetail | undefined;
@@ -63,7 +75,7 @@ export class FlowActor {
   }
 
   /** Connects the relay: how to read its counters and how to tear it down. */
-  attach(meter: () => FlowTraffic, closer: () => void): void {
+  attach(meter: TrafficMeter, closer: () => void): void {
     this.meter = meter;
     this.closer = closer;
   }
@@ -71,12 +83,15 @@ export class FlowActor {
   /** Reads the counters; returns true when they moved since the last sample. */
   sample(at: number): boolean {
     if (!this.meter || this.completed) return false;
-    return this.apply({ type: 'traffic', at, traffic: this.meter() }, 'traffic');
+    const total = this.meter.total();
+    if (total === this.lastTotal) return false;
+    this.lastTotal = total;
+    return this.apply({ type: 'traffic', at, traffic: this.meter.read() }, 'traffic');
   }
 
   /** Ends the flow; `route` records a decision for a flow that never became active (blocked). */
   complete(at: number, result: FlowResult, route?: FlowRoute): void {
-    const traffic = this.meter ? this.meter() : this.current.traffic;
+    const traffic = this.meter ? this.meter.read() : this.current.traffic;
     this.apply({ type: 'completed', at, traffic, result, route, detail: this.learned }, 'completed');
     this.state$.complete();
   }

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import type { FlowTraffic } from '../../streams/contract.js';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
+import { socketMeter } from './socket-meter.js';
 
 /**
  * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain piping:
@@ -10,20 +10,9 @@ import { relayResult } from './flow-result.js';
  */
 export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number): void {
   const remote = flow.dial.socket;
-  const hs = flow.dial.handshake;
   let remoteError: Error | null = null;
   let open = 2;
 
-  const meter = (): FlowTraffic => ({
-    bytes_up: Math.max(0, remote.bytesWritten - hs.tx),
-    bytes_down: Math.max(0, remote.bytesRead - hs.rx),
-    inbound_rx_bytes: client.bytesRead,
-    inbound_tx_bytes: client.bytesWritten,
-    outbound_rx_bytes: remote.bytesRead,
-    outbound_tx_bytes: remote.bytesWritten,
-    packets_up: null,
-    packets_down: null,
-  });
   const teardown = (): void => {
     client.destroy();
     remote.destroy();
@@ -33,7 +22,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number)
     flow.actor.complete(now(), relayResult(flow, remoteError));
   };
 
-  flow.actor.attach(meter, teardown);
+  flow.actor.attach(socketMeter(client, remote, flow.dial.handshake), teardown);
   remote.on('error', (err) => {
     remoteError = err;
     teardown();

@@ -1,8 +1,8 @@
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FlowTraffic } from '../../streams/contract.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
+import { socketMeter } from '../flows/socket-meter.js';
 import { failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
@@ -48,7 +48,6 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   );
   if (!flow) return;
   const upstream = flow.dial.socket;
-  const hs = flow.dial.handshake;
   let remoteError: Error | null = null;
   let done = false;
   const finish = (): void => {
@@ -58,17 +57,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
   };
-  const meter = (): FlowTraffic => ({
-    bytes_up: Math.max(0, upstream.bytesWritten - hs.tx),
-    bytes_down: Math.max(0, upstream.bytesRead - hs.rx),
-    inbound_rx_bytes: client.bytesRead - base.rx,
-    inbound_tx_bytes: client.bytesWritten - base.tx,
-    outbound_rx_bytes: upstream.bytesRead,
-    outbound_tx_bytes: upstream.bytesWritten,
-    packets_up: null,
-    packets_down: null,
-  });
-  flow.actor.attach(meter, () => {
+  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, base), () => {
     upstream.destroy();
     res.destroy();
   });

@@ -130,10 +130,7 @@ export class UdpAssociation implements UdpUpstreamEvents {
       return;
     }
     this.flow = flow;
-    flow.actor.attach(
-      () => this.counters.traffic(this.parts.control, flow.upstream.control),
-      () => this.end(),
-    );
+    flow.actor.attach(this.counters.meter(this.parts.control, flow.upstream.control), () => this.end());
     const queued = this.queue ?? [];
     this.queue = null;
     if (this.ended) this.finish(flow);

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { TrafficMeter } from '../flows/flow-actor.js';
 import type { FlowTraffic } from '../../streams/contract.js';
 
 /** Why a datagram from the client side was not relayed. */
@@ -31,6 +32,16 @@ export class UdpCounters {
   upstreamRx = 0;
   upstreamTx = 0;
   readonly drops: UdpDrops = { fragments: 0, malformed: 0, foreign: 0, overflow: 0 };
+
+  /** The flow's meter: datagram counters plus the TCP control connections. */
+  meter(control: Socket, upstreamControl: Socket | null): TrafficMeter {
+    return {
+      total: () =>
+        this.packetsUp + this.packetsDown + this.clientRx + this.clientTx + this.upstreamRx + this.upstreamTx +
+        control.bytesRead + control.bytesWritten + (upstreamControl?.bytesRead ?? 0) + (upstreamControl?.bytesWritten ?? 0),
+      read: () => this.traffic(control, upstreamControl),
+    };
+  }
 
   traffic(control: Socket, upstreamControl: Socket | null): FlowTraffic {
     return {

@@ -1,3 +1,4 @@
+import type { TrafficMeter } from '../../../actors/flows/flow-actor.js';
 import type { FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../../streams/contract.js';
 import type { FlowChange } from '../../../streams/flow-change.js';
 import { flowTransition, initialFlowRecord, type FlowInit } from '../../../actors/flows/flow-logic.js';
@@ -64,4 +65,11 @@ export function activeRecord(id = 'f-1', at = T0 + 100): FlowRecord {
 export function change(kind: FlowChange['kind'], id: string, revision: number): FlowChange {
   const state = kind === 'started' ? 'opening' : kind === 'completed' ? 'completed' : 'active';
   return { kind, record: { ...openingRecord(id), state, revision }, auth: AUTH };
+}
+
+/** A meter over `read`, its total the sum of the counters (as the relays' meters are). */
+export function meterOf(read: () => FlowTraffic): TrafficMeter {
+  const sum = (t: FlowTraffic): number =>
+    t.inbound_rx_bytes + t.inbound_tx_bytes + t.outbound_rx_bytes + t.outbound_tx_bytes + (t.packets_up ?? 0) + (t.packets_down ?? 0);
+  return { total: () => sum(read()), read };
 }

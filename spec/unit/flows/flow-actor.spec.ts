@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { FlowTraffic } from '../../../streams/contract.js';
 import type { FlowChange } from '../../../streams/flow-change.js';
 import { FlowActor } from '../../../actors/flows/flow-actor.js';
-import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, traffic } from './fixtures.js';
+import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, meterOf, traffic } from './fixtures.js';
 
 function recorded(actor: FlowActor): { changes: FlowChange[]; completed: () => boolean } {
   const changes: FlowChange[] = [];
@@ -37,14 +37,16 @@ test('sample reads the attached meter and reports whether the counters moved', (
   let counters: FlowTraffic = traffic(0, 0);
   let reads = 0;
   actor.attach(
-    () => (reads++, counters),
+    meterOf(() => (reads++, counters)),
     () => undefined,
   );
   actor.routed(T0 + 1, ROUTE, PATH);
   assert.is(actor.sample(T0 + 1000), false);
   counters = traffic(100, 200);
   assert.is(actor.sample(T0 + 2000), true);
-  assert.is(reads, 2);
+  const readsWhenMoved = reads;
+  assert.is(actor.sample(T0 + 3000), false);
+  assert.is(reads, readsWhenMoved + 1, 'an unchanged total is not read out into a FlowTraffic');
   assert.equal(
     changes.map((c) => [c.kind, c.record.revision]),
     [
@@ -59,7 +61,7 @@ test('complete takes the final counters from the meter, publishes completed and 
   const actor = new FlowActor(flowInit(), AUTH);
   const { changes, completed } = recorded(actor);
   actor.attach(
-    () => traffic(7, 9),
+    meterOf(() => traffic(7, 9)),
     () => undefined,
   );
   actor.routed(T0 + 1, ROUTE, PATH);
@@ -85,7 +87,7 @@ test('requestClose calls the closer and keeps the first reason', () => {
   const actor = new FlowActor(flowInit(), AUTH);
   let closes = 0;
   actor.attach(
-    () => traffic(0, 0),
+    meterOf(() => traffic(0, 0)),
     () => closes++,
   );
   actor.requestClose('manual');
@@ -110,7 +112,7 @@ test('requestClose on a completed flow does nothing', () => {
   const actor = new FlowActor(flowInit(), AUTH);
   let closes = 0;
   actor.attach(
-    () => traffic(0, 0),
+    meterOf(() => traffic(0, 0)),
     () => closes++,
   );
   actor.complete(T0 + 1, DIRECT_OK);

@@ -5,7 +5,7 @@ import type { FlowChange } from '../../../streams/flow-change.js';
 import type { FlowActor } from '../../../actors/flows/flow-actor.js';
 import { FlowTable } from '../../../actors/flows/flow-table.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
-import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, traffic } from './fixtures.js';
+import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, meterOf, traffic } from './fixtures.js';
 
 const IDLE_MS = 5000;
 
@@ -27,7 +27,7 @@ function activeFlow(t: FlowTable): { actor: FlowActor; set: (c: FlowTraffic) => 
   let counters = traffic(0, 0);
   let closes = 0;
   actor.attach(
-    () => counters,
+    meterOf(() => counters),
     () => closes++,
   );
   actor.routed(T0 + 1, ROUTE, PATH);
@@ -109,7 +109,7 @@ test('poll does not idle-close a flow that is still opening', () => {
   const actor = open(t);
   let closes = 0;
   actor.attach(
-    () => traffic(0, 0),
+    meterOf(() => traffic(0, 0)),
     () => closes++,
   );
   t.poll(T0 + IDLE_MS * 10);
@@ -141,7 +141,7 @@ test('closeAll resolves once every flow has completed', async () => {
   for (let i = 0; i < 3; i++) {
     const actor = open(t);
     actor.attach(
-      () => traffic(0, 0),
+      meterOf(() => traffic(0, 0)),
       () => setTimeout(() => actor.complete(T0 + 10, DIRECT_OK), 5 * (i + 1)),
     );
   }
