@@ -190,7 +190,7 @@ export class Engine {
   }
 
   statsSnapshot(): ReturnType<FlowStats['snapshot']> {
-    return this.stats.snapshot(this.table.activeRecords());
+    return this.stats.snapshot(this.table.records());
   }
 
   /** Stops accepting, ends open flows, emits engine.stopped and flushes the sinks. Idempotent. */

@@ -48,8 +48,13 @@ export class FlowTable {
     return this.actors.size;
   }
 
+  /** The active flows' records, walked without building an array. */
+  *records(): IterableIterator<FlowRecord> {
+    for (const actor of this.actors.values()) yield actor.record;
+  }
+
   activeRecords(): FlowRecord[] {
-    return Array.from(this.actors.values(), (a) => a.record);
+    return Array.from(this.records());
   }
 
   /** The 1 s check: read every flow's counters and end the idle ones. */
