@@ -4,6 +4,7 @@ import { filterTypes, typeFilter } from '../../streams/type-filter.js';
 import type { JsonlSinkConfig } from '../config/schema.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
+import { sinkJson } from './sink-json.js';
 
 /**
  * Appends the sink's filtered envelopes to a JSONL file with the node id as
@@ -35,7 +36,7 @@ export class JsonlSink implements Sink {
     await this.writer.open();
     this.subscription = this.events$
       .pipe(filterTypes(typeFilter(this.config.events)))
-      .subscribe((e) => this.writer.append(JSON.stringify({ ...e, source_id: this.nodeId })));
+      .subscribe((e) => this.writer.append(sinkJson(e, this.nodeId)));
   }
 
   async stop(): Promise<void> {

@@ -3,6 +3,7 @@ import type { BusEvent, Envelope } from '../../streams/contract.js';
 import { coalesce } from '../../streams/coalesce.js';
 import { filterTypes, typeFilter } from '../../streams/type-filter.js';
 import type { Outbox, OutboxAppend } from '../contracts/outbox.js';
+import { sinkJson } from './sink-json.js';
 
 export interface DispatcherOptions {
   sink: string;
@@ -50,7 +51,7 @@ export class OutboxDispatcher {
     const entries = batch.map((e) => ({
       id: e.event_id,
       sequence: e.sequence,
-      body: JSON.stringify({ ...e, source_id: this.opts.nodeId }),
+      body: sinkJson(e, this.opts.nodeId),
     }));
     if (this.queued + entries.length > (this.opts.maxQueued ?? 100_000)) {
       void this.miss(entries, 'the outbox queue is full');
