@@ -7,6 +7,7 @@ import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startHttpControl, type HttpControlOptions } from '../../http/control-server.js';
+import { jsonOrUndefined } from '../support/json-or-undefined.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**
@@ -129,13 +130,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
       const res = await fetch(`${baseUrl}${urlPath}`, { method: init.method ?? 'GET', headers, body });
       const text = await res.text();
       bodies.push(text);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status, headers: res.headers, text, json };
+      return { status: res.status, headers: res.headers, text, json: jsonOrUndefined(text) };
     },
     async logText() {
       await new Promise<void>((resolve) => log.flush(() => resolve()));

@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
 import { curl } from '../support/curl.js';
 import { freePorts } from '../support/free-port.js';
+import { jsonOrUndefined } from '../support/json-or-undefined.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import type { Origin } from '../support/origin.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
@@ -90,13 +91,7 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     });
     const text = await res.text();
     bodies.push(text);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, text, json };
+    return { status: res.status, text, json: jsonOrUndefined(text) };
   };
   const curlFlow = async (): Promise<number> => {
     const target = opts.origin.url(`/bytes/64?n=${++curls}`);
