@@ -28,7 +28,7 @@ export interface StateHash {
   last_error: { message: string; at_unix_ms: number } | null;
 }
 
-export async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
+async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
   const h = await redis.hgetall(keys.state);
   const n = (field: string): number => Number(h[field] ?? 0);
   return {

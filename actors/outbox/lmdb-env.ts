@@ -11,7 +11,7 @@ import type { SinkDb } from './lmdb-records.js';
  * reads are memory-mapped and synchronous. Other processes (the offline
  * `weir connector state`) may open it read-only while the node runs.
  */
-export function outboxDir(stateDir: string): string {
+function outboxDir(stateDir: string): string {
   return path.join(stateDir, 'outbox');
 }
 

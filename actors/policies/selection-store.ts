@@ -17,7 +17,7 @@ export class SelectionStoreError extends Error {
 }
 
 /** The file name inside `node.state_dir`. */
-export const SELECTIONS_FILE = 'selections.json';
+const SELECTIONS_FILE = 'selections.json';
 
 /**
  * Keeps selector choices across restarts as one small JSON file. Writes go to a

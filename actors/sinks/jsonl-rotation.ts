@@ -39,7 +39,7 @@ function lineBytes(line: string): number {
  * With `keepFiles` 0 the current file is deleted. Missing files are skipped: a gap left
  * by an operator must not stop rotation.
  */
-export async function rotateFiles(path: string, keepFiles: number): Promise<void> {
+async function rotateFiles(path: string, keepFiles: number): Promise<void> {
   if (keepFiles < 1) {
     await ignoreMissing(unlink(path));
     return;

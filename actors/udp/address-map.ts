@@ -1,7 +1,7 @@
 import { encodeUdpHeader } from '../inbounds/socks5-wire.js';
 
 /** Most addresses one association remembers; past it the oldest is forgotten. */
-export const ADDRESS_MAP_LIMIT = 256;
+const ADDRESS_MAP_LIMIT = 256;
 
 /**
  * A value per host:port, made on first use and kept for the association's life.

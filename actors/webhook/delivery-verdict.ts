@@ -23,7 +23,7 @@ export function verdictForError(err: unknown): DeliveryVerdict {
 }
 
 /** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, nowMs: number): number | null {
+function parseRetryAfter(value: string | null, nowMs: number): number | null {
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;

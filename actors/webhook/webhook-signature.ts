@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
  * keyed by the sink's token. A `whsec_` token carries a base64 key; any other token
  * is used as raw bytes.
  */
-export function webhookSignature(token: string, id: string, timestampS: number, body: string): string {
+function webhookSignature(token: string, id: string, timestampS: number, body: string): string {
   const key = token.startsWith('whsec_') ? Buffer.from(token.slice('whsec_'.length), 'base64') : Buffer.from(token, 'utf8');
   const mac = createHmac('sha256', key).update(`${id}.${timestampS}.${body}`).digest('base64');
   return `v1,${mac}`;
