@@ -113,7 +113,7 @@ test('fails the flow with upstream_error when the hop goes away mid-association'
   const a = await associate({ host: '127.0.0.1', port: node.ports['in-doomed']! }, { timeoutMs: WAIT_MS });
   const target = { host: '127.0.0.1', port: echo.port };
   a.send(target, Buffer.from('last words'));
-  await a.receive();
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('last words') }, 'relayed while the hop was up');
   await proxies.doomed.stop();
   await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
