@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ConfigSource } from '../actors/config/config-source.js';
 import type { WeirConfig } from '../actors/config/schema.js';
@@ -63,7 +62,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
       log,
     });
     ipc = await startIpcServer(ops, {
-      path: config.control.ipc ?? path.join(config.node.state_dir, 'weir.sock'),
+      path: config.control.ipc,
       log,
       publish: (event) => engine.bus.publish(event),
     });
