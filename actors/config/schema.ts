@@ -16,11 +16,7 @@ export function configSchema(sources: SecretSources) {
 /** The validated config: secrets resolved to `Secret`, defaults filled, paths absolute. */
 export type WeirConfig = z.output<ReturnType<typeof configSchema>>;
 export type InboundConfig = WeirConfig['inbounds'][number];
-export type UserConfig = NonNullable<InboundConfig['users']>[number];
 export type OutboundConfig = WeirConfig['outbounds'][number];
-export type RouteConfig = WeirConfig['route'];
-export type RuleConfig = RouteConfig['rules'][number];
 export type SinkConfig = WeirConfig['event_sinks'][number];
 export type JsonlSinkConfig = Extract<SinkConfig, { type: 'jsonl' }>;
 export type WebhookSinkConfig = Extract<SinkConfig, { type: 'webhook' }>;
-export type ControlConfig = WeirConfig['control'];
