@@ -48,15 +48,16 @@ export class OutboxDispatcher {
   }
 
   private enqueue(batch: Envelope[]): void {
+    // Checked before serializing: an overflowing batch is only a gap, its bodies are never written.
+    if (this.queued + batch.length > (this.opts.maxQueued ?? 100_000)) {
+      void this.miss(batch, 'the outbox queue is full');
+      return;
+    }
     const entries = batch.map((e) => ({
       id: e.event_id,
       sequence: e.sequence,
       body: sinkJson(e, this.opts.nodeId),
     }));
-    if (this.queued + entries.length > (this.opts.maxQueued ?? 100_000)) {
-      void this.miss(entries, 'the outbox queue is full');
-      return;
-    }
     this.queue.push(entries);
     this.queued += entries.length;
     this.running ??= this.drain();
@@ -76,7 +77,7 @@ export class OutboxDispatcher {
     this.running = null;
   }
 
-  private async miss(entries: OutboxAppend[], why: string): Promise<void> {
+  private async miss(entries: readonly { sequence: number }[], why: string): Promise<void> {
     const first = entries[0];
     const last = entries[entries.length - 1];
     if (!first || !last) return;
