@@ -3,6 +3,7 @@ import type { Envelope, FlowRecord, RouteMode, StatsSnapshot } from '../../strea
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
+import { LOG_LEVELS } from '../config/schema-node.js';
 import type { BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
@@ -33,7 +34,7 @@ export interface PolicyView {
   selected: string;
 }
 
-const LOG_LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS);
 
 /**
  * The one set of control operations; HTTP and IPC are thin transports over it.
@@ -138,7 +139,7 @@ export class ControlOps {
   }
 
   setLogLevel(level: string): { log_level: string } {
-    if (!LOG_LEVELS.has(level)) throw new ControlError('INVALID_BODY', `log level must be one of ${[...LOG_LEVELS].join(', ')}`);
+    if (!LOG_LEVEL_SET.has(level)) throw new ControlError('INVALID_BODY', `log level must be one of ${LOG_LEVELS.join(', ')}`);
     this.runtimeCtx.setLogLevel(level);
     return { log_level: level };
   }
