@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { plainIp } from '../net/plain-ip.js';
 
 /**
  * A TCP listener that hands each connection to `onConnection` and guarantees that
@@ -53,5 +54,5 @@ export class TcpListener {
 /** The client's address, with IPv4-mapped IPv6 written as plain IPv4. */
 export function peerOf(socket: Socket): { ip: string; port: number } | undefined {
   if (!socket.remoteAddress || socket.remotePort === undefined) return undefined;
-  return { ip: socket.remoteAddress.replace(/^::ffff:(?=\d+\.)/, ''), port: socket.remotePort };
+  return { ip: plainIp(socket.remoteAddress), port: socket.remotePort };
 }

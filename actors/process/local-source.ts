@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { plainIp } from './proc-net.js';
+import { plainIp } from '../net/plain-ip.js';
 
 /** How long the list of this machine's addresses is trusted before it is read again. */
 const REFRESH_MS = 30_000;

@@ -1,9 +1,5 @@
 import { isIPv4 } from 'node:net';
-
-/** An IPv4-mapped IPv6 address written as the IPv4 address it carries. */
-export function plainIp(ip: string): string {
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] ?? ip;
-}
+import { plainIp } from '../net/plain-ip.js';
 
 /**
  * How /proc/net/tcp{,6} write an address: each 32-bit word of the address in host

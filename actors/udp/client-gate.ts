@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
-import { plainIp } from '../process/proc-net.js';
+import { plainIp } from '../net/plain-ip.js';
 
 function unspecified(host: string): boolean {
   return host === '0.0.0.0' || host === '::';

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { dialFailure } from '../errors/flow-failure.js';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
 import { AddressMap, headerMap } from './address-map.js';
-import { plainIp } from '../process/proc-net.js';
+import { plainIp } from '../net/plain-ip.js';
 import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
 
 /** Most host names one association keeps resolved. */

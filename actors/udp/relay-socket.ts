@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
-import { plainIp } from '../process/proc-net.js';
+import { plainIp } from '../net/plain-ip.js';
 
 export interface RelaySocket {
   socket: dgram.Socket;

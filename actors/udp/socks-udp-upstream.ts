@@ -5,7 +5,7 @@ import type { SocksTarget } from '../inbounds/socks5-wire.js';
 import { hopFailure } from '../outbounds/hop-failure.js';
 import { relayHopOf, type Hop } from '../outbounds/hop.js';
 import { headerMap, udpHeaderLength } from './address-map.js';
-import { plainIp } from '../process/proc-net.js';
+import { plainIp } from '../net/plain-ip.js';
 import { associateWithHop } from './socks-associate.js';
 import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectionKeys, findProcSockets, plainIp, procAddress } from '../../../actors/process/proc-net.js';
+import { plainIp } from '../../../actors/net/plain-ip.js';
+import { connectionKeys, findProcSockets, procAddress } from '../../../actors/process/proc-net.js';
 
 test('writes addresses the way /proc/net/tcp and tcp6 do', () => {
   assert.is(procAddress('127.0.0.1', 8080, 4), '0100007F:1F90');
