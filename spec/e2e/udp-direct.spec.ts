@@ -91,7 +91,7 @@ test('closes an association idle for flows.idle_timeout_s with idle_timeout', as
   const a = await associate({ host: '127.0.0.1', port: node.ports[SOCKS.tag]! }, { timeoutMs: WAIT_MS });
   const target = { host: '127.0.0.1', port: server.port };
   a.send(target, Buffer.from('once'));
-  await a.receive();
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('onceonce') }, 'the echo answers each datagram twice');
   await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
   assertUdpFlow(flow, {
