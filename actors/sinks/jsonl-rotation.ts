@@ -10,27 +10,20 @@ export interface Segment {
 }
 
 /**
- * Plans the run of lines starting at `from` that fits in the current file of
- * `currentSize` bytes without passing `maxBytes`. A line never straddles two files: a
- * line that does not fit rotates first, and a line larger than `maxBytes` goes whole
- * into a fresh file on its own.
+ * Plans the run of encoded lines starting at `from` that fits in the current file of
+ * `currentSize` bytes without passing `maxBytes`; `ends[i]` is the byte offset just
+ * past line i. A line never straddles two files: a line that does not fit rotates
+ * first, and a line larger than `maxBytes` goes whole into a fresh file on its own.
  */
-export function planSegment(lines: readonly string[], from: number, currentSize: number, maxBytes: number): Segment {
-  const first = lineBytes(lines[from] ?? '');
+export function planSegment(ends: readonly number[], from: number, currentSize: number, maxBytes: number): Segment {
+  const start = from === 0 ? 0 : (ends[from - 1] as number);
+  const first = (ends[from] as number) - start;
   const rotateFirst = currentSize > 0 && currentSize + first > maxBytes;
-  let size = (rotateFirst ? 0 : currentSize) + first;
+  // The bytes this file may still take, counted from the start of the run.
+  const room = maxBytes - (rotateFirst ? 0 : currentSize);
   let end = from + 1;
-  while (end < lines.length) {
-    const next = lineBytes(lines[end] ?? '');
-    if (size + next > maxBytes) break;
-    size += next;
-    end += 1;
-  }
+  while (end < ends.length && (ends[end] as number) - start <= room) end += 1;
   return { rotateFirst, end };
-}
-
-function lineBytes(line: string): number {
-  return Buffer.byteLength(line, 'utf8') + 1;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { planSegment, RotatingFile } from './jsonl-rotation.js';
+import { LineEncoder } from './line-encoder.js';
 
 export interface JsonlWriterOptions {
   /** File to append to, e.g. `<state_dir>/events.jsonl`; open() creates its parent (mode 0700). */
@@ -54,6 +55,7 @@ const DEFAULT_MAX_PENDING_LINES = 100_000;
 export class JsonlWriter {
   private readonly maxPending: number;
   private readonly file: RotatingFile;
+  private readonly encoder = new LineEncoder();
   private queue: string[] = [];
   private inFlight = 0;
   private accepted = 0;
@@ -172,11 +174,15 @@ export class JsonlWriter {
     try {
       await this.file.ensureOpen();
       while (next < lines.length) {
-        const segment = planSegment(lines, next, this.file.size, this.opts.maxBytes);
-        if (segment.rotateFirst) await this.rotate();
-        await this.write(lines.slice(next, segment.end));
-        next = segment.end;
-        this.inFlight = lines.length - next;
+        const { data, ends } = this.encoder.encode(lines, next);
+        for (let i = 0; i < ends.length; ) {
+          const segment = planSegment(ends, i, this.file.size, this.opts.maxBytes);
+          if (segment.rotateFirst) await this.rotate();
+          await this.write(data.subarray(i === 0 ? 0 : ends[i - 1], ends[segment.end - 1]), segment.end - i);
+          next += segment.end - i;
+          i = segment.end;
+          this.inFlight = lines.length - next;
+        }
       }
     } catch (err) {
       this.recordError(err);
@@ -191,10 +197,9 @@ export class JsonlWriter {
     this.counters.rotations += 1;
   }
 
-  private async write(lines: string[]): Promise<void> {
-    const data = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+  private async write(data: Buffer, lineCount: number): Promise<void> {
     await this.file.append(data);
-    this.counters.linesWritten += lines.length;
+    this.counters.linesWritten += lineCount;
     this.counters.bytesWritten += data.length;
     this.scheduleSync();
   }
