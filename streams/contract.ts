@@ -229,9 +229,9 @@ export interface StatsSnapshot {
 }
 
 /** An event before the bus gives it a sequence and an envelope. */
-export interface BusEvent {
+export interface BusEvent<P extends object = object> {
   event_type: EventType;
-  payload: object;
+  payload: P;
   /** Defaults to the publish time. */
   occurred_at_unix_ms?: number;
   principal_key?: string | null;

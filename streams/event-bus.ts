@@ -1,32 +1,35 @@
 import { randomBytes } from 'node:crypto';
 import { Subject, type Observable } from 'rxjs';
-import { SCHEMA_ID, type BusEvent, type Envelope, type FlowRecord, type FlowSnapshotPayload } from './contract.js';
+import { SCHEMA_ID, type BusEvent, type FlowRecord, type FlowSnapshotPayload } from './contract.js';
 import { EventRing } from './event-ring.js';
+import { PublishedEvent } from './published-event.js';
 import { acceptsType, type TypeFilter } from './type-filter.js';
 
 export interface EventBusOptions {
   /** Events kept for replay (`since`, GET /api/v1/events). */
   ringCapacity: number;
+  /** Bytes of envelope JSON kept for replay at most, allocated up front. */
+  ringMaxBytes: number;
   now?: () => number;
 }
 
 /**
- * The merged event stream: gives each event its sequence and envelope, keeps the
- * replay ring and multicasts live envelopes. Publishing is synchronous, so a
- * subscriber that reads `lastSequence` and subscribes in the same tick sees no gap.
+ * The merged event stream: gives each event its sequence and envelope, serializes it
+ * once, keeps the replay ring and multicasts live events. Publishing is synchronous,
+ * so a subscriber that reads `lastSequence` and subscribes in the same tick sees no gap.
  */
 export class EventBus {
   /** Random per engine start, so event_id stays unique across restarts. */
   readonly epoch: string;
   private seq = 0;
   private snapshots = 0;
-  private readonly ring: EventRing<Envelope>;
-  private readonly live = new Subject<Envelope>();
+  private readonly ring: EventRing;
+  private readonly live = new Subject<PublishedEvent>();
   private readonly now: () => number;
-  readonly events$: Observable<Envelope> = this.live.asObservable();
+  readonly events$: Observable<PublishedEvent> = this.live.asObservable();
 
   constructor(opts: EventBusOptions) {
-    this.ring = new EventRing<Envelope>(opts.ringCapacity);
+    this.ring = new EventRing({ capacity: opts.ringCapacity, maxBytes: opts.ringMaxBytes });
     this.now = opts.now ?? Date.now;
     this.epoch = `${this.now().toString(36)}${randomBytes(6).toString('hex')}`;
   }
@@ -39,9 +42,9 @@ export class EventBus {
     return this.ring.oldestSequence;
   }
 
-  publish(event: BusEvent): Envelope {
+  publish<P extends object>(event: BusEvent<P>): PublishedEvent<P> {
     const sequence = ++this.seq;
-    const envelope: Envelope = {
+    const published = PublishedEvent.of<P>({
       schema_id: SCHEMA_ID,
       event_id: `${this.epoch}-${sequence}`,
       event_type: event.event_type,
@@ -51,15 +54,15 @@ export class EventBus {
       principal_key: event.principal_key ?? null,
       labels: {},
       payload: event.payload,
-    };
-    this.ring.push(envelope);
-    this.live.next(envelope);
-    return envelope;
+    });
+    this.ring.push(published);
+    this.live.next(published);
+    return published;
   }
 
   /** Ring events after `since` that pass the filter, oldest first. */
-  replay(since: number, filter: TypeFilter, limit = Infinity): Envelope[] {
-    return this.ring.after(since, (e) => acceptsType(filter, e.event_type), limit);
+  replay(since: number, filter: TypeFilter, limit = Infinity): PublishedEvent[] {
+    return this.ring.after(since, (type) => acceptsType(filter, type), limit);
   }
 
   /**
@@ -67,9 +70,9 @@ export class EventBus {
    * not enter the ring and takes no sequence of its own; its sequence is the
    * watermark, so resuming from it neither skips nor repeats an event.
    */
-  snapshot(records: FlowRecord[]): Envelope<FlowSnapshotPayload> {
+  snapshot(records: FlowRecord[]): PublishedEvent<FlowSnapshotPayload> {
     const watermark = this.seq;
-    return {
+    return PublishedEvent.of<FlowSnapshotPayload>({
       schema_id: SCHEMA_ID,
       event_id: `${this.epoch}-s${++this.snapshots}`,
       event_type: 'flow.snapshot',
@@ -79,7 +82,7 @@ export class EventBus {
       principal_key: null,
       labels: {},
       payload: { watermark, records },
-    };
+    });
   }
 
   complete(): void {

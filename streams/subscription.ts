@@ -1,6 +1,7 @@
 import { Observable, filter } from 'rxjs';
-import type { Envelope, FlowRecord } from './contract.js';
+import type { FlowRecord } from './contract.js';
 import type { EventBus } from './event-bus.js';
+import type { PublishedEvent } from './published-event.js';
 import { filterTypes, wantsFlowEvents, type TypeFilter } from './type-filter.js';
 
 export interface SubscriptionOptions {
@@ -20,8 +21,8 @@ export function subscribeEvents(
   bus: EventBus,
   activeRecords: () => FlowRecord[],
   opts: SubscriptionOptions,
-): Observable<Envelope> {
-  return new Observable<Envelope>((subscriber) => {
+): Observable<PublishedEvent> {
+  return new Observable<PublishedEvent>((subscriber) => {
     const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
     const snapshot = wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
     const watermark = bus.lastSequence;

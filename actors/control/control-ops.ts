@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { Envelope, FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
@@ -193,7 +194,7 @@ export class ControlOps {
     };
   }
 
-  /** Replay from the ring (never flow.snapshot: it is not in the ring). */
+  /** Replay from the ring (never flow.snapshot: it is not in the ring), parsed back into envelopes. */
   events(q: { since?: number; limit?: number; types?: readonly string[] | null }): {
     events: Envelope[];
     oldest_sequence: number | null;
@@ -201,14 +202,14 @@ export class ControlOps {
   } {
     const bus = this.engine.bus;
     return {
-      events: bus.replay(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000),
+      events: bus.replay(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000).map((e) => e.envelope()),
       oldest_sequence: bus.oldestSequence,
       last_sequence: bus.lastSequence,
     };
   }
 
   /** A live subscription: replay after `since`, the flow.snapshot baseline, then live events. */
-  subscribe(opts: { types?: readonly string[] | null; since?: number | null }): Observable<Envelope> {
+  subscribe(opts: { types?: readonly string[] | null; since?: number | null }): Observable<PublishedEvent> {
     return subscribeEvents(this.engine.bus, () => this.engine.table.activeRecords(), {
       filter: typeFilter(opts.types),
       since: opts.since ?? null,

@@ -32,6 +32,8 @@ export interface EngineOptions {
   tickMs?: number;
   /** Events kept for replay. @defaultValue 65536 */
   ringCapacity?: number;
+  /** Bytes of envelope JSON kept for replay, resident from the start. @defaultValue 32 MiB */
+  ringMaxBytes?: number;
   now?: () => number;
 }
 
@@ -76,7 +78,7 @@ export class Engine {
     this.current = config;
     this.now = opts.now ?? Date.now;
     this.startedAt = this.now();
-    this.bus = new EventBus({ ringCapacity: opts.ringCapacity ?? 65536, now: this.now });
+    this.bus = new EventBus({ ringCapacity: opts.ringCapacity ?? 65536, ringMaxBytes: opts.ringMaxBytes ?? 32 * 1024 * 1024, now: this.now });
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));
     this.outbounds = buildOutbounds(config.outbounds);

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import type { BusEvent, Envelope } from '../../streams/contract.js';
+import type { BusEvent } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import type { SinkConfig } from '../config/schema.js';
 import type { Outbox } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
@@ -8,7 +9,7 @@ import { JsonlSink } from './jsonl-sink.js';
 
 export interface SinkDeps {
   nodeId: string;
-  events$: Observable<Envelope>;
+  events$: Observable<PublishedEvent>;
   openOutbox: (sink: string) => Promise<Outbox>;
   publish: (event: BusEvent) => void;
 }

@@ -1,10 +1,9 @@
 import type { Observable, Subscription } from 'rxjs';
-import type { Envelope } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import { filterTypes, typeFilter } from '../../streams/type-filter.js';
 import type { JsonlSinkConfig } from '../config/schema.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
-import { sinkJson } from './sink-json.js';
 
 /**
  * Appends the sink's filtered envelopes to a JSONL file with the node id as
@@ -18,7 +17,7 @@ export class JsonlSink implements Sink {
   constructor(
     private readonly config: JsonlSinkConfig,
     private readonly nodeId: string,
-    private readonly events$: Observable<Envelope>,
+    private readonly events$: Observable<PublishedEvent>,
   ) {
     this.writer = new JsonlWriter({
       path: config.path,
@@ -36,7 +35,7 @@ export class JsonlSink implements Sink {
     await this.writer.open();
     this.subscription = this.events$
       .pipe(filterTypes(typeFilter(this.config.events)))
-      .subscribe((e) => this.writer.append(sinkJson(e, this.nodeId)));
+      .subscribe((e) => this.writer.append(e.withSource(this.nodeId)));
   }
 
   async stop(): Promise<void> {

@@ -1,9 +1,9 @@
 import type { Observable, Subscription } from 'rxjs';
-import type { BusEvent, Envelope } from '../../streams/contract.js';
+import type { BusEvent } from '../../streams/contract.js';
 import { coalesce } from '../../streams/coalesce.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import { filterTypes, typeFilter } from '../../streams/type-filter.js';
 import type { Outbox, OutboxAppend } from '../contracts/outbox.js';
-import { sinkJson } from './sink-json.js';
 
 export interface DispatcherOptions {
   sink: string;
@@ -35,7 +35,7 @@ export class OutboxDispatcher {
 
   constructor(private readonly opts: DispatcherOptions) {}
 
-  start(events$: Observable<Envelope>): void {
+  start(events$: Observable<PublishedEvent>): void {
     this.subscription = events$
       .pipe(filterTypes(typeFilter(this.opts.events)), coalesce(this.opts.batchMs ?? 10))
       .subscribe((batch) => this.enqueue(batch));
@@ -47,7 +47,7 @@ export class OutboxDispatcher {
     while (this.running) await this.running;
   }
 
-  private enqueue(batch: Envelope[]): void {
+  private enqueue(batch: PublishedEvent[]): void {
     // Checked before serializing: an overflowing batch is only a gap, its bodies are never written.
     if (this.queued + batch.length > (this.opts.maxQueued ?? 100_000)) {
       void this.miss(batch, 'the outbox queue is full');
@@ -56,7 +56,7 @@ export class OutboxDispatcher {
     const entries = batch.map((e) => ({
       id: e.event_id,
       sequence: e.sequence,
-      body: sinkJson(e, this.opts.nodeId),
+      body: e.withSource(this.opts.nodeId),
     }));
     this.queue.push(entries);
     this.queued += entries.length;

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import type { BusEvent, Envelope } from '../../streams/contract.js';
+import type { BusEvent } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import type { WebhookSinkConfig } from '../config/schema.js';
 import type { Outbox, OutboxState } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
@@ -26,7 +27,7 @@ export class WebhookSink implements Sink {
     private readonly config: WebhookSinkConfig,
     private readonly deps: {
       nodeId: string;
-      events$: Observable<Envelope>;
+      events$: Observable<PublishedEvent>;
       openOutbox: (sink: string) => Promise<Outbox>;
       publish: (event: BusEvent) => void;
     },

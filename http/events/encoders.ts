@@ -1,17 +1,17 @@
-import type { Envelope } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 
 /** Code of the last frame or close reason a subscriber gets when it falls behind. */
 export const SLOW_CONSUMER = 'SLOW_CONSUMER';
 
-export type Encoder = (e: Envelope) => string;
+export type Encoder = (e: PublishedEvent) => string;
 
 /**
- * Remembers the encoding of the most recent envelopes: every subscriber writes the
- * same live events in the same tick, so each is serialized once, not once per
- * subscriber. The memory is a fixed number of slots, indexed by sequence.
+ * Remembers the frames of the most recent events: every subscriber writes the same
+ * live events in the same tick, so each frame is built once, not once per subscriber.
+ * The memory is a fixed number of slots, indexed by sequence.
  */
 function recentMemo(encode: Encoder, slots = 4096): Encoder {
-  const keys: (Envelope | undefined)[] = new Array<Envelope | undefined>(slots);
+  const keys: (PublishedEvent | undefined)[] = new Array<PublishedEvent | undefined>(slots);
   const values: string[] = new Array<string>(slots);
   const mask = slots - 1;
   return (e) => {
@@ -25,12 +25,10 @@ function recentMemo(encode: Encoder, slots = 4096): Encoder {
 }
 
 /** One SSE frame; the id is the sequence (a flow.snapshot's is its watermark). JSON holds no raw newline. */
-export const sseFrame: Encoder = recentMemo(
-  (e) => `id: ${e.sequence}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`,
-);
+export const sseFrame: Encoder = recentMemo((e) => `id: ${e.sequence}\nevent: ${e.event_type}\ndata: ${e.json}\n\n`);
 
 /** One WebSocket text message: the envelope JSON. */
-export const wsMessage: Encoder = recentMemo((e) => JSON.stringify(e));
+export const wsMessage: Encoder = (e) => e.json;
 
 export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
 

@@ -1,5 +1,5 @@
 import { asyncScheduler, interval, Subscription, type Observable, type SchedulerLike } from 'rxjs';
-import type { Envelope } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { Encoder } from './encoders.js';
 import type { StreamLimits } from './stream-limits.js';
@@ -27,7 +27,7 @@ const MAX_WRITE_CHARS = 256 * 1024;
  * count against the bound: a client resuming from far back is not a slow one.
  */
 export function pumpEvents(
-  events$: Observable<Envelope>,
+  events$: Observable<PublishedEvent>,
   encode: Encoder,
   transport: StreamTransport,
   limits: StreamLimits,
@@ -70,7 +70,7 @@ export function pumpEvents(
     }
   };
 
-  const enqueue = (batch: Envelope[]): void => {
+  const enqueue = (batch: PublishedEvent[]): void => {
     let chars = 0;
     for (const e of batch) {
       const frame = encode(e);

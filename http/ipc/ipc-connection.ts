@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { coalesce } from '../../streams/coalesce.js';
-import type { Envelope } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import { answerRequest } from './ipc-answer.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';
@@ -123,9 +123,9 @@ export class IpcConnection {
     if (this.ending) return;
     this.subscription = this.opts.ops
       .subscribe({ types: request.events })
-      .pipe(coalesce<Envelope>(this.opts.tickMs, this.opts.scheduler ?? asyncScheduler))
+      .pipe(coalesce<PublishedEvent>(this.opts.tickMs, this.opts.scheduler ?? asyncScheduler))
       .subscribe({
-        next: (batch) => this.send(batch.map((e) => `${JSON.stringify(e)}\n`).join('')),
+        next: (batch) => this.send(batch.map((e) => `${e.json}\n`).join('')),
         // The bus completes when the engine stops: the stream has ended.
         complete: () => this.finish(null),
         error: (err: unknown) => {

@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sseFrame, sseSlowConsumerFrame, wsMessage, wsSlowConsumerReason } from '../../../http/events/encoders.js';
 import { SCHEMA_ID, type Envelope } from '../../../streams/contract.js';
+import { PublishedEvent } from '../../../streams/published-event.js';
 
-function envelope(sequence: number, event_type: Envelope['event_type'], payload: object): Envelope {
-  return {
+function envelope(sequence: number, event_type: Envelope['event_type'], payload: object): PublishedEvent {
+  return PublishedEvent.of({
     schema_id: SCHEMA_ID,
     event_id: `e-${sequence}`,
     event_type,
@@ -14,18 +15,19 @@ function envelope(sequence: number, event_type: Envelope['event_type'], payload:
     principal_key: null,
     labels: {},
     payload,
-  };
+  });
 }
 
 test('an SSE frame carries id = sequence, event = type and data = the envelope JSON on one line', () => {
   const e = envelope(7, 'policy.selected', { note: 'two\nlines' });
-  assert.is(sseFrame(e), `id: 7\nevent: policy.selected\ndata: ${JSON.stringify(e)}\n\n`);
+  assert.is(sseFrame(e), `id: 7\nevent: policy.selected\ndata: ${JSON.stringify(e.envelope())}\n\n`);
   assert.is(sseFrame(e).split('\n').length, 5);
 });
 
 test('a WebSocket message is the envelope JSON', () => {
   const e = envelope(8, 'stats.sampled', { a: 1 });
-  assert.equal(JSON.parse(wsMessage(e)), e);
+  assert.equal(JSON.parse(wsMessage(e)), e.envelope());
+  assert.equal(e.envelope().payload, { a: 1 });
 });
 
 test('a snapshot that shares its watermark with an event gets its own encoding', () => {

@@ -3,10 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pumpEvents, type StreamTransport } from '../../../http/events/event-pump.js';
 import type { StreamLimits } from '../../../http/events/stream-limits.js';
-import { SCHEMA_ID, type Envelope } from '../../../streams/contract.js';
+import { SCHEMA_ID } from '../../../streams/contract.js';
+import { PublishedEvent } from '../../../streams/published-event.js';
 
-function envelope(sequence: number, pad = 0): Envelope {
-  return {
+function envelope(sequence: number, pad = 0): PublishedEvent {
+  return PublishedEvent.of({
     schema_id: SCHEMA_ID,
     event_id: `e-${sequence}`,
     event_type: 'stats.sampled',
@@ -16,11 +17,11 @@ function envelope(sequence: number, pad = 0): Envelope {
     principal_key: null,
     labels: { pad: 'x'.repeat(pad) },
     payload: {},
-  };
+  });
 }
 
 /** Encodes an envelope as its sequence padded to a known length. */
-const encode = (e: Envelope): string => `${e.sequence}:${e.labels['pad'] ?? ''}`;
+const encode = (e: PublishedEvent): string => `${e.sequence}:${e.envelope().labels['pad'] ?? ''}`;
 
 class FakeTransport implements StreamTransport {
   writes: string[][] = [];
@@ -57,7 +58,7 @@ const LIMITS: StreamLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10, 
 
 function setup(limits: StreamLimits = LIMITS) {
   const scheduler = new VirtualTimeScheduler();
-  const source = new Subject<Envelope>();
+  const source = new Subject<PublishedEvent>();
   const transport = new FakeTransport();
   const sub = pumpEvents(source, encode, transport, limits, scheduler);
   const advanceTo = (frame: number): void => {

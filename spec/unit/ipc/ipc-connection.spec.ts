@@ -72,7 +72,7 @@ function serve(ops: IpcControl, overrides: Partial<IpcConnectionOptions> = {}): 
 }
 
 test('answers a garbage line with BAD_REQUEST and the same connection answers the next request', async () => {
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send('this is not json\n');
   assert.equal(await client.next(), { type: 'error', code: 'BAD_REQUEST', message: 'the line is not valid JSON' });
   client.send({ id: 2, stats: {} });
@@ -80,7 +80,7 @@ test('answers a garbage line with BAD_REQUEST and the same connection answers th
 });
 
 test('answers an unknown operation with UNSUPPORTED_OPERATION naming the known ones', async () => {
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send({ id: 'u', op: 'flows.explode' });
   assert.equal(await client.next(), {
     type: 'error',
@@ -92,7 +92,7 @@ test('answers an unknown operation with UNSUPPORTED_OPERATION naming the known o
 });
 
 test('answers an operation missing its field with INVALID_BODY', async () => {
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send({ op: 'flows.close' });
   assert.equal(await client.next(), { type: 'error', code: 'INVALID_BODY', message: 'flows.close needs a string "flow_id"' });
 });
@@ -101,7 +101,7 @@ test('carries a control error code, message and details', async () => {
   const select = (): never => {
     throw new ControlError('NOT_A_MEMBER', '"x" is not a direct member of selector "proxy"', { members: ['a', 'b'] });
   };
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 }), { select }));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 }), { select }));
   client.send({ op: 'select', selector: 'proxy', member: 'x' });
   assert.equal(await client.next(), {
     type: 'error',
@@ -115,13 +115,13 @@ test('answers an unexpected failure with INTERNAL and does not show its message'
   const policies = (): never => {
     throw new Error('secret internals');
   };
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 }), { policies }));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 }), { policies }));
   client.send({ op: 'policies' });
   assert.equal(await client.next(), { type: 'error', code: 'INTERNAL', message: 'internal error' });
 });
 
 test('answers each request of one chunk in order and skips blank lines', async () => {
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send('\n  \n{"id":1,"op":"flows.list"}\r\n{"id":2,"op":"sinks"}\n');
   assert.equal(await client.next(), { type: 'result', op: 'flows.list', result: [], id: 1 });
   assert.equal(await client.next(), { type: 'result', op: 'sinks', result: [], id: 2 });
@@ -134,7 +134,7 @@ test('answers in request order when an operation waits, and an async failure is 
     await new Promise((r) => setTimeout(r, 30));
     throw new ControlError('POLICY_NOT_FOUND', `no url_test group "${tag}"`);
   };
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 }), { probe }));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 }), { probe }));
   client.send('{"id":1,"op":"policies.probe","tag":"auto"}\n{"id":2,"op":"flows.list"}\n');
   assert.equal(await client.next(), { type: 'error', code: 'POLICY_NOT_FOUND', message: 'no url_test group "auto"', id: 1 });
   assert.equal(await client.next(), { type: 'result', op: 'flows.list', result: [], id: 2 });
@@ -145,7 +145,7 @@ test('a client that ends its side after its requests still gets every reply', as
     await new Promise((r) => setTimeout(r, 30));
     throw new ControlError('UNAVAILABLE', 'probe failed');
   };
-  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8 }), { probe }));
+  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 }), { probe }));
   client.send('{"op":"policies.probe","tag":"auto"}\n{"stats":{}}\n');
   client.stream.end();
   await client.ended;
@@ -154,7 +154,7 @@ test('a client that ends its side after its requests still gets every reply', as
 });
 
 test('ends the connection after an oversized line, with BODY_TOO_LARGE and error line_too_long', async () => {
-  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send(`{"op":"flows.list"}\n{"pad":"${'x'.repeat(2000)}"}\n{"op":"sinks"}\n`);
   assert.equal(await client.next(), { type: 'result', op: 'flows.list', result: [] });
   assert.equal(await client.next(), {
@@ -169,7 +169,7 @@ test('ends the connection after an oversized line, with BODY_TOO_LARGE and error
 });
 
 test('subscribe: ACK, then the flow.snapshot, then live events coalesced per tick', async () => {
-  const bus = new EventBus({ ringCapacity: 8 });
+  const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
   bus.publish({ event_type: 'engine.started', payload: { build_id: 'b', started_at_unix_ms: 1 } });
   const { client } = serve(stubOps(bus));
   client.send({ id: 's', type: 'subscribe' });
@@ -182,7 +182,7 @@ test('subscribe: ACK, then the flow.snapshot, then live events coalesced per tic
 });
 
 test('subscribe with a whitelist of no flow types: no snapshot, only the listed types', async () => {
-  const bus = new EventBus({ ringCapacity: 8 });
+  const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
   const { client } = serve(stubOps(bus));
   client.send({ type: 'subscribe', events: ['policy.selected'] });
   assert.equal(await client.next(), { type: 'ack', subscribed: ['policy.selected'] });
@@ -193,7 +193,7 @@ test('subscribe with a whitelist of no flow types: no snapshot, only the listed 
 });
 
 test('refuses a second subscribe on the same connection', async () => {
-  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send({ type: 'subscribe', events: ['stats.sampled'] });
   client.send({ id: 9, type: 'subscribe' });
   assert.equal(await client.next(), { type: 'ack', subscribed: ['stats.sampled'] });
@@ -228,7 +228,7 @@ function stalledSocket(): { socket: Duplex; written: string[]; open(): void } {
 }
 
 test('cuts off a subscriber that leaves too much unread with a final SLOW_CONSUMER line', async () => {
-  const bus = new EventBus({ ringCapacity: 8 });
+  const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
   const stalled = stalledSocket();
   const conn = new IpcConnection(stalled.socket, options(stubOps(bus), { closeGraceMs: 5000 }));
   stalled.socket.push('{"type":"subscribe","events":["stats.sampled"]}\n');
@@ -250,7 +250,7 @@ test('cuts off a subscriber that leaves too much unread with a final SLOW_CONSUM
 });
 
 test('close() ends the stream of a subscriber with a normal end', async () => {
-  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8 })));
+  const { conn, client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send({ type: 'subscribe', events: ['stats.sampled'] });
   await client.next();
   conn.close();

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../../streams/contract.js';
+import type { PublishedEvent } from '../../../streams/published-event.js';
 import { EventBus } from '../../../streams/event-bus.js';
 import { typeFilter } from '../../../streams/type-filter.js';
 import { activeRecord } from '../flows/fixtures.js';
@@ -8,10 +9,10 @@ import { activeRecord } from '../flows/fixtures.js';
 const NOW = 1_700_000_000_000;
 
 function bus(capacity = 16): EventBus {
-  return new EventBus({ ringCapacity: capacity, now: () => NOW });
+  return new EventBus({ ringCapacity: capacity, ringMaxBytes: 1 << 16, now: () => NOW });
 }
 
-function publishTypes(b: EventBus, types: Envelope['event_type'][]): Envelope[] {
+function publishTypes(b: EventBus, types: Envelope['event_type'][]): PublishedEvent[] {
   return types.map((event_type) => b.publish({ event_type, payload: {} }));
 }
 
@@ -29,10 +30,11 @@ test('gives sequences 1, 2, 3… and reports the last one', () => {
 test('wraps an event in exactly the envelope fields of the contract', () => {
   const b = bus();
   const payload = { build_id: 'abc', started_at_unix_ms: NOW };
-  const e = b.publish({ event_type: 'engine.started', payload });
+  const published = b.publish({ event_type: 'engine.started', payload });
+  const e = published.envelope();
   assert.equal(e, {
     schema_id: 'node.event.v1',
-    event_id: e.event_id,
+    event_id: published.event_id,
     event_type: 'engine.started',
     occurred_at_unix_ms: NOW,
     source_id: null,
@@ -57,22 +59,22 @@ test('event ids are unique within a bus and across two buses started at the same
 
 test('occurred_at defaults to the publish time and takes an override', () => {
   let now = NOW;
-  const b = new EventBus({ ringCapacity: 4, now: () => now });
+  const b = new EventBus({ ringCapacity: 4, ringMaxBytes: 1 << 16, now: () => now });
   now = NOW + 5;
-  assert.is(b.publish({ event_type: 'stats.sampled', payload: {} }).occurred_at_unix_ms, NOW + 5);
-  assert.is(b.publish({ event_type: 'flow.completed', payload: {}, occurred_at_unix_ms: NOW - 7 }).occurred_at_unix_ms, NOW - 7);
+  assert.is(b.publish({ event_type: 'stats.sampled', payload: {} }).envelope().occurred_at_unix_ms, NOW + 5);
+  assert.is(b.publish({ event_type: 'flow.completed', payload: {}, occurred_at_unix_ms: NOW - 7 }).envelope().occurred_at_unix_ms, NOW - 7);
 });
 
 test('principal_key defaults to null and is kept when given', () => {
   const b = bus();
-  assert.is(b.publish({ event_type: 'flow.started', payload: {}, principal_key: 'alice' }).principal_key, 'alice');
-  assert.is(b.publish({ event_type: 'flow.started', payload: {}, principal_key: null }).principal_key, null);
+  assert.is(b.publish({ event_type: 'flow.started', payload: {}, principal_key: 'alice' }).envelope().principal_key, 'alice');
+  assert.is(b.publish({ event_type: 'flow.started', payload: {}, principal_key: null }).envelope().principal_key, null);
 });
 
 test('multicasts each published envelope to live subscribers and completes them', () => {
   const b = bus();
-  const first: Envelope[] = [];
-  const second: Envelope[] = [];
+  const first: PublishedEvent[] = [];
+  const second: PublishedEvent[] = [];
   let completed = 0;
   b.events$.subscribe({ next: (e) => first.push(e), complete: () => completed++ });
   b.events$.subscribe({ next: (e) => second.push(e), complete: () => completed++ });
@@ -119,13 +121,14 @@ test('replay serves only what the ring still holds', () => {
 test('a snapshot is an envelope at the watermark that is neither published nor kept', () => {
   const b = bus();
   publishTypes(b, ['engine.started', 'flow.started']);
-  const live: Envelope[] = [];
+  const live: PublishedEvent[] = [];
   b.events$.subscribe((e) => live.push(e));
   const records = [activeRecord('f-1'), activeRecord('f-2')];
-  const snap = b.snapshot(records);
+  const published = b.snapshot(records);
+  const snap = published.envelope();
   assert.equal(snap, {
     schema_id: 'node.event.v1',
-    event_id: snap.event_id,
+    event_id: published.event_id,
     event_type: 'flow.snapshot',
     occurred_at_unix_ms: NOW,
     source_id: null,
@@ -141,6 +144,28 @@ test('a snapshot is an envelope at the watermark that is neither published nor k
     ['engine.started', 'flow.started'],
   );
   assert.is(b.publish({ event_type: 'flow.routed', payload: {} }).sequence, 3);
+});
+
+test('the JSON of an event is JSON.stringify of its envelope, and the sink form differs only in source_id', () => {
+  const b = bus();
+  const payload = { flow_id: 'f-1', host: 'büro.example', note: 'a "quoted"\nline', source_id: null, nested: { source_id: 'x' } };
+  const published = b.publish({ event_type: 'flow.started', payload, principal_key: 'al"ice' });
+  const envelope = published.envelope();
+  assert.is(published.json, JSON.stringify(envelope));
+  assert.equal(envelope.payload, payload);
+  assert.equal(JSON.parse(published.withSource('edge-"1"')), { ...envelope, source_id: 'edge-"1"' });
+  assert.is(published.withSource('n'), JSON.stringify({ ...envelope, source_id: 'n' }));
+});
+
+test('the ring is bounded by the bytes of JSON it holds as well as by count', () => {
+  const b = new EventBus({ ringCapacity: 100, ringMaxBytes: 1000, now: () => NOW });
+  const sizes = publishTypes(b, Array.from({ length: 20 }, () => 'stats.sampled' as const)).map((e) => e.json.length);
+  const kept = b.replay(0, null);
+  assert.ok(kept.length < 20, `kept ${kept.length}`);
+  assert.ok(kept.reduce((n, e) => n + e.json.length, 0) <= 1000);
+  // One more would not have fitted: the ring dropped no more than it had to.
+  assert.ok(kept.reduce((n, e) => n + e.json.length, 0) + (sizes[0] ?? 0) > 1000);
+  assert.is(kept[kept.length - 1]?.sequence, 20);
 });
 
 test.run();

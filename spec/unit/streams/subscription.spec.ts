@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowRecord } from '../../../streams/contract.js';
+import type { PublishedEvent } from '../../../streams/published-event.js';
 import { EventBus } from '../../../streams/event-bus.js';
 import { subscribeEvents } from '../../../streams/subscription.js';
 import { typeFilter } from '../../../streams/type-filter.js';
@@ -9,10 +10,10 @@ import { activeRecord } from '../flows/fixtures.js';
 const NOW = 1_700_000_000_000;
 
 function setup(records: FlowRecord[] = [activeRecord('f-1')]): { bus: EventBus; active: () => FlowRecord[] } {
-  return { bus: new EventBus({ ringCapacity: 64, now: () => NOW }), active: () => records };
+  return { bus: new EventBus({ ringCapacity: 64, ringMaxBytes: 1 << 16, now: () => NOW }), active: () => records };
 }
 
-const summary = (events: Envelope[]): string[] => events.map((e) => `${e.sequence} ${e.event_type}`);
+const summary = (events: PublishedEvent[]): string[] => events.map((e) => `${e.sequence} ${e.event_type}`);
 
 function publish(bus: EventBus, ...types: Envelope['event_type'][]): void {
   for (const event_type of types) bus.publish({ event_type, payload: {} });
@@ -21,20 +22,20 @@ function publish(bus: EventBus, ...types: Envelope['event_type'][]): void {
 test('replays after since, then the snapshot at the watermark, then live events', () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'flow.routed');
-  const got: Envelope[] = [];
+  const got: PublishedEvent[] = [];
   const sub = subscribeEvents(bus, active, { filter: null, since: 1 }).subscribe((e) => got.push(e));
   publish(bus, 'flow.updated', 'stats.sampled');
   sub.unsubscribe();
   publish(bus, 'flow.completed');
   assert.equal(summary(got), ['2 flow.started', '3 flow.routed', '3 flow.snapshot', '4 flow.updated', '5 stats.sampled']);
-  assert.equal(got[2]!.payload, { watermark: 3, records: active() });
+  assert.equal(got[2]!.envelope().payload, { watermark: 3, records: active() });
 });
 
 test('without since there is no replay; null since is the same', () => {
   for (const since of [undefined, null]) {
     const { bus, active } = setup();
     publish(bus, 'engine.started', 'flow.started');
-    const got: Envelope[] = [];
+    const got: PublishedEvent[] = [];
     subscribeEvents(bus, active, { filter: null, since }).subscribe((e) => got.push(e));
     publish(bus, 'flow.routed');
     assert.equal(summary(got), ['2 flow.snapshot', '3 flow.routed'], String(since));
@@ -44,7 +45,7 @@ test('without since there is no replay; null since is the same', () => {
 test('since 0 replays the whole ring', () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started');
-  const got: Envelope[] = [];
+  const got: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => got.push(e));
   assert.equal(summary(got), ['1 engine.started', '2 flow.started', '2 flow.snapshot']);
 });
@@ -52,7 +53,7 @@ test('since 0 replays the whole ring', () => {
 test('the filter applies to replay and live events alike', () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'stats.sampled');
-  const got: Envelope[] = [];
+  const got: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: typeFilter(['flow.started', 'flow.completed']), since: 0 }).subscribe((e) =>
     got.push(e),
   );
@@ -63,7 +64,7 @@ test('the filter applies to replay and live events alike', () => {
 test('no snapshot when the whitelist has no flow types', () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started');
-  const got: Envelope[] = [];
+  const got: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: typeFilter(['stats.sampled', 'engine.started']), since: 0 }).subscribe((e) =>
     got.push(e),
   );
@@ -74,7 +75,7 @@ test('no snapshot when the whitelist has no flow types', () => {
 test('a snapshot for *, an empty list and null', () => {
   for (const filter of [typeFilter(['*']), typeFilter([]), null]) {
     const { bus, active } = setup();
-    const got: Envelope[] = [];
+    const got: PublishedEvent[] = [];
     subscribeEvents(bus, active, { filter }).subscribe((e) => got.push(e));
     assert.equal(summary(got), ['0 flow.snapshot']);
   }
@@ -85,15 +86,15 @@ test('the snapshot reads the active records when the subscription starts', () =>
   const { bus } = setup();
   const stream = subscribeEvents(bus, () => [...records], { filter: null });
   records.push(activeRecord('f-1'), activeRecord('f-2'));
-  let snapshot: Envelope | undefined;
+  let snapshot: PublishedEvent | undefined;
   stream.subscribe((e) => (snapshot ??= e));
-  assert.equal((snapshot!.payload as { records: FlowRecord[] }).records, records);
+  assert.equal((snapshot!.envelope().payload as { records: FlowRecord[] }).records, records);
 });
 
 test('no gap and no duplicate when events are published while the baseline is delivered', () => {
   const { bus, active } = setup();
   publish(bus, 'flow.started', 'flow.routed');
-  const got: Envelope[] = [];
+  const got: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => {
     got.push(e);
     // A consumer whose own reaction publishes, e.g. a warning about a slow client.
@@ -124,8 +125,8 @@ test('a bus that completes while the baseline is delivered completes after the q
 
 test('concurrent subscriptions each see every live event once', () => {
   const { bus, active } = setup();
-  const a: Envelope[] = [];
-  const b: Envelope[] = [];
+  const a: PublishedEvent[] = [];
+  const b: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: null }).subscribe((e) => a.push(e));
   publish(bus, 'flow.started');
   subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => b.push(e));

@@ -1,0 +1,43 @@
+import type { Envelope, EventType } from './contract.js';
+
+/** Where event_id's text starts: schema_id is the envelope's first field and a constant. */
+const EVENT_ID_AT = '{"schema_id":"node.event.v1","event_id":"'.length;
+/** Where source_id's value starts: the envelope's fields before it never contain this text. */
+const SOURCE_KEY = ',"source_id":';
+
+/**
+ * One event as the bus hands it out: the envelope's JSON, made once at publish and
+ * shared by every consumer (SSE, WebSocket, IPC, sinks) instead of serialized by each.
+ */
+export class PublishedEvent<P extends object = object> {
+  constructor(
+    readonly sequence: number,
+    readonly event_type: EventType,
+    /** The envelope JSON as live consumers get it: source_id null. */
+    readonly json: string,
+    /** Offset of source_id's `null` in json. */
+    readonly sourceAt: number,
+  ) {}
+
+  /** Serializes an envelope whose source_id is null. */
+  static of<P extends object>(envelope: Envelope<P>): PublishedEvent<P> {
+    if (envelope.source_id !== null) throw new TypeError('a published envelope has source_id null; sinks add theirs');
+    const json = JSON.stringify(envelope);
+    return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, json.indexOf(SOURCE_KEY) + SOURCE_KEY.length);
+  }
+
+  /** Read from the JSON, where it is a plain quoted string (the bus makes ids of [0-9a-z-]). */
+  get event_id(): string {
+    return this.json.slice(EVENT_ID_AT, this.json.indexOf('"', EVENT_ID_AT));
+  }
+
+  /** The envelope as an object, parsed from its JSON: for in-process readers, not the hot path. */
+  envelope(): Envelope<P> {
+    return JSON.parse(this.json) as Envelope<P>;
+  }
+
+  /** The JSON as sinks deliver it: the node id as source_id. */
+  withSource(nodeId: string): string {
+    return `${this.json.slice(0, this.sourceAt)}${JSON.stringify(nodeId)}${this.json.slice(this.sourceAt + 4)}`;
+  }
+}
