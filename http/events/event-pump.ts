@@ -91,12 +91,17 @@ export function pumpEvents(
   sub.add(
     events$.pipe(coalesce(limits.tickMs, scheduler)).subscribe({
       next: enqueue,
-      // The node is stopping: whatever is queued still goes out, then the stream ends.
+      // The node is stopping: whatever is queued still goes out, then the stream ends. The
+      // heartbeat stops first: a write after the end would be an error on the response.
       complete: () => {
+        sub.unsubscribe();
         if (head < queue.length) transport.write(queue.slice(head).map((q) => q.frame));
         transport.end();
       },
-      error: () => transport.end(),
+      error: () => {
+        sub.unsubscribe();
+        transport.end();
+      },
     }),
   );
   sub.add(

@@ -151,6 +151,19 @@ test('writes what is queued and ends when the node stream completes', () => {
   assert.ok(transport.ended);
 });
 
+test('no heartbeat follows the end of the stream, whether it completed or failed', () => {
+  for (const finish of ['complete', 'error'] as const) {
+    const { source, transport, advanceTo } = setup();
+    advanceTo(1000);
+    assert.is(transport.heartbeats, 1);
+    if (finish === 'complete') source.complete();
+    else source.error(new Error('bus failed'));
+    assert.ok(transport.ended, finish);
+    advanceTo(5000);
+    assert.is(transport.heartbeats, 1, finish);
+  }
+});
+
 test('unsubscribing stops writes and heartbeats', () => {
   const { source, transport, sub, advanceTo } = setup();
   sub.unsubscribe();
