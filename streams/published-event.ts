@@ -38,6 +38,11 @@ export class PublishedEvent<P extends object = object> {
 
   /** The JSON as sinks deliver it: the node id as source_id. */
   withSource(nodeId: string): string {
-    return `${this.json.slice(0, this.sourceAt)}${JSON.stringify(nodeId)}${this.json.slice(this.sourceAt + 4)}`;
+    return this.withSourceParts(JSON.stringify(nodeId)).join('');
+  }
+
+  /** withSource in three parts, for a writer that writes them one after the other without joining. */
+  withSourceParts(nodeIdJson: string): [string, string, string] {
+    return [this.json.slice(0, this.sourceAt), nodeIdJson, this.json.slice(this.sourceAt + 4)];
   }
 }

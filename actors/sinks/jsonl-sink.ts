@@ -33,9 +33,10 @@ export class JsonlSink implements Sink {
 
   async start(): Promise<void> {
     await this.writer.open();
+    const nodeIdJson = JSON.stringify(this.nodeId);
     this.subscription = this.events$
       .pipe(filterTypes(typeFilter(this.config.events)))
-      .subscribe((e) => this.writer.append(e.withSource(this.nodeId)));
+      .subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import { planSegment, RotatingFile } from './jsonl-rotation.js';
-import { LineEncoder } from './line-encoder.js';
+import { LineEncoder, type Line } from './line-encoder.js';
 
 export interface JsonlWriterOptions {
   /** File to append to, e.g. `<state_dir>/events.jsonl`; open() creates its parent (mode 0700). */
@@ -56,7 +56,7 @@ export class JsonlWriter {
   private readonly maxPending: number;
   private readonly file: RotatingFile;
   private readonly encoder = new LineEncoder();
-  private queue: string[] = [];
+  private queue: Line[] = [];
   private inFlight = 0;
   private accepted = 0;
   /** Serialises every file operation; it never rejects. */
@@ -93,8 +93,8 @@ export class JsonlWriter {
     }
   }
 
-  /** `line` is one JSON text without a newline (JSON.stringify never emits a raw one). */
-  append(line: string): void {
+  /** `line` is one JSON text without a newline (JSON.stringify never emits a raw one), whole or in parts. */
+  append(line: Line): void {
     if (this.closing || this.queue.length + this.inFlight >= this.maxPending) {
       this.counters.dropped += 1;
       return;

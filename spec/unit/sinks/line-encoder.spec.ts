@@ -9,6 +9,12 @@ test('encodes each line as UTF-8 followed by a newline and reports where each en
   assert.equal(ends, [8, 8 + 25, 8 + 25 + 13]);
 });
 
+test('writes a line given in parts one part after the other', () => {
+  const { data, ends } = new LineEncoder().encode([['{"a":', '"ü"', '}'], 'x', ['', 'y']], 0);
+  assert.is(data.toString('utf8'), '{"a":"ü"}\nx\ny\n');
+  assert.equal(ends, [11, 13, 15]);
+});
+
 test('starts at the given index', () => {
   const { data, ends } = new LineEncoder().encode(['x', 'yy', 'zzz'], 1);
   assert.is(data.toString('utf8'), 'yy\nzzz\n');
