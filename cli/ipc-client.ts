@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { IpcErrorReply, IpcReply } from '../http/ipc/ipc-messages.js';
-import { LineReader } from '../http/ipc/line-reader.js';
+import { LineReader } from '../actors/net/line-reader.js';
 
 /** Replies and envelopes are single lines; a bigger one means something is wrong. */
 const MAX_REPLY_LINE_BYTES = 64 * 1_048_576;

@@ -7,7 +7,6 @@ import type { ConfigSource } from '../config/config-source.js';
 import { LOG_LEVELS } from '../config/schema-node.js';
 import type { BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
-import { WebhookSink } from '../webhook/webhook-sink.js';
 import type { DeadLetter } from '../contracts/outbox.js';
 import { applyBody, configInvalid } from './config-apply.js';
 import type { Engine } from '../engine/engine.js';
@@ -16,6 +15,7 @@ import { SelectorPolicy } from '../outbounds/selector-policy.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
 import { ControlError } from './control-error.js';
+import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
 export interface RuntimeContext {
   build: BuildInfo;
@@ -168,30 +168,18 @@ export class ControlOps {
   }
 
   /** A Webhook sink's dead letters, oldest first. */
-  async deadLetters(tag: string, limit = 100): Promise<DeadLetter[]> {
-    return this.webhookSink(tag).deadLetters(limit);
+  deadLetters(tag: string, limit = 100): Promise<DeadLetter[]> {
+    return deadLettersOf(this.engine.sinks, tag, limit);
   }
 
   /** Makes dead letters (all, or the given event ids) pending again. */
-  async replayDeadLetters(tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
-    return { sink: tag, replayed: await this.webhookSink(tag).replayDeadLetters(ids) };
-  }
-
-  private webhookSink(tag: string): WebhookSink {
-    const sink = this.engine.sinks.find((s) => s.tag === tag);
-    if (!(sink instanceof WebhookSink)) throw new ControlError('NOT_FOUND', `no webhook sink "${tag}"`);
-    return sink;
+  replayDeadLetters(tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
+    return replayDeadLettersOf(this.engine.sinks, tag, ids);
   }
 
   /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard; null without Redis. */
-  queueView(): { redisUrl: string; nodeId: string; sinks: string[] } | null {
-    const config = this.engine.config;
-    if (!config.redis) return null;
-    return {
-      redisUrl: config.redis.url,
-      nodeId: config.node.id,
-      sinks: config.event_sinks.filter((s) => s.type === 'webhook').map((s) => s.tag),
-    };
+  queueView(): QueueView | null {
+    return queueViewOf(this.engine.config);
   }
 
   /** Replay from the ring (never flow.snapshot: it is not in the ring), parsed back into envelopes. */

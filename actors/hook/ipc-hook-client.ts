@@ -1,4 +1,5 @@
 import { createConnection, type Socket } from 'node:net';
+import { LineReader } from '../net/line-reader.js';
 import { ALLOW, hookRequestLine, parseHookAnswer, type HookQuery, type HookVerdict } from './hook-messages.js';
 
 export interface IpcHookOptions {
@@ -88,17 +89,11 @@ export class IpcHookClient {
     this.socket = socket;
     // An idle connection to the hook must not keep the node running.
     socket.unref();
-    socket.setEncoding('utf8');
-    let buffered = '';
-    socket.on('data', (text: string) => {
-      buffered += text;
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl).trim();
-        buffered = buffered.slice(nl + 1);
-        if (line !== '') this.answer(line);
-      }
-      if (buffered.length > MAX_LINE) socket.destroy(new Error(`an answer line is longer than ${MAX_LINE} bytes`));
+    const reader = new LineReader(MAX_LINE);
+    socket.on('data', (chunk: Buffer) => {
+      const { lines, overflow } = reader.push(chunk);
+      for (const line of lines) if (line.trim() !== '') this.answer(line);
+      if (overflow) socket.destroy(new Error(`an answer line is longer than ${MAX_LINE} bytes`));
     });
     socket.on('error', () => undefined);
     socket.once('close', () => {

@@ -1,8 +1,8 @@
 import type { FlowRecord } from '../../streams/contract.js';
 import { UsageError, EXIT } from '../exit-codes.js';
 import { age, bytes, printJson, table } from '../format.js';
-import { ipcCall } from '../ipc-client.js';
-import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+import { callNode } from '../call-node.js';
+import type { ClientFlags } from '../socket-path.js';
 
 function row(r: FlowRecord, now: number): string[] {
   return [
@@ -18,7 +18,7 @@ function row(r: FlowRecord, now: number): string[] {
 }
 
 async function listFlows(flags: ClientFlags): Promise<number> {
-  const records = (await ipcCall(resolveSocketPath(flags), { op: 'flows.list' })) as FlowRecord[];
+  const records = (await callNode(flags, { op: 'flows.list' })) as FlowRecord[];
   if (flags.json) printJson(records);
   else if (records.length === 0) process.stdout.write('no active flows\n');
   else {
@@ -31,7 +31,7 @@ async function listFlows(flags: ClientFlags): Promise<number> {
 
 async function closeFlow(flowId: string | undefined, flags: ClientFlags): Promise<number> {
   if (!flowId) throw new UsageError('usage: weir flows close <flow_id>');
-  const result = await ipcCall(resolveSocketPath(flags), { op: 'flows.close', flow_id: flowId });
+  const result = await callNode(flags, { op: 'flows.close', flow_id: flowId });
   if (flags.json) printJson(result);
   else process.stdout.write(`closing flow ${flowId}\n`);
   return EXIT.ok;

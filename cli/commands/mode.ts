@@ -1,8 +1,8 @@
 import type { RouteMode } from '../../streams/contract.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson } from '../format.js';
-import { ipcCall } from '../ipc-client.js';
-import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+import { callNode } from '../call-node.js';
+import type { ClientFlags } from '../socket-path.js';
 
 const USAGE = 'usage: weir mode rule | weir mode global <target_tag>';
 
@@ -12,7 +12,7 @@ export async function modeCommand(args: readonly string[], flags: ClientFlags): 
   const valid = rest.length === 0 && ((mode === 'rule' && target === undefined) || (mode === 'global' && !!target));
   if (!valid) throw new UsageError(USAGE);
   const request = mode === 'global' ? { op: 'mode', mode, target } : { op: 'mode', mode };
-  const result = (await ipcCall(resolveSocketPath(flags), request)) as { mode: RouteMode; global_target: string | null };
+  const result = (await callNode(flags, request)) as { mode: RouteMode; global_target: string | null };
   if (flags.json) printJson(result);
   else process.stdout.write(result.mode === 'global' ? `mode global -> ${result.global_target}\n` : 'mode rule\n');
   return EXIT.ok;

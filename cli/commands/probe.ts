@@ -1,7 +1,7 @@
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson, table } from '../format.js';
-import { ipcCall } from '../ipc-client.js';
-import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+import { callNode } from '../call-node.js';
+import type { ClientFlags } from '../socket-path.js';
 
 interface ProbeResult {
   policy_tag: string;
@@ -13,7 +13,7 @@ interface ProbeResult {
 export async function probeCommand(args: readonly string[], flags: ClientFlags): Promise<number> {
   const [tag, ...rest] = args;
   if (!tag || rest.length > 0) throw new UsageError('usage: weir probe <url_test_tag>');
-  const result = (await ipcCall(resolveSocketPath(flags), { op: 'policies.probe', tag })) as ProbeResult;
+  const result = (await callNode(flags, { op: 'policies.probe', tag })) as ProbeResult;
   if (flags.json) printJson(result);
   else {
     process.stdout.write(`${result.policy_tag}: selected ${result.selected}\n`);

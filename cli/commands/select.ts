@@ -1,7 +1,7 @@
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson } from '../format.js';
-import { ipcCall } from '../ipc-client.js';
-import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+import { callNode } from '../call-node.js';
+import type { ClientFlags } from '../socket-path.js';
 
 interface Selected {
   policy_tag: string;
@@ -13,7 +13,7 @@ interface Selected {
 export async function selectCommand(args: readonly string[], flags: ClientFlags): Promise<number> {
   const [selector, member, ...rest] = args;
   if (!selector || !member || rest.length > 0) throw new UsageError('usage: weir select <selector_tag> <member_tag>');
-  const result = (await ipcCall(resolveSocketPath(flags), { op: 'select', selector, member })) as Selected;
+  const result = (await callNode(flags, { op: 'select', selector, member })) as Selected;
   if (flags.json) printJson(result);
   else process.stdout.write(`${result.policy_tag}: ${result.selected} (was ${result.previous})\n`);
   return EXIT.ok;

@@ -1,6 +1,6 @@
 import { keyValues, printJson } from '../format.js';
-import { ipcCall } from '../ipc-client.js';
-import { resolveSocketPath, type ClientFlags } from '../socket-path.js';
+import { callNode } from '../call-node.js';
+import type { ClientFlags } from '../socket-path.js';
 import { EXIT } from '../exit-codes.js';
 
 interface InboundView {
@@ -26,7 +26,7 @@ function showInbound(i: InboundView): string {
 
 /** `weir status [--json]`: the node's runtime, including log_level and log_files. */
 export async function statusCommand(flags: ClientFlags): Promise<number> {
-  const runtime = (await ipcCall(resolveSocketPath(flags), { op: 'status' })) as Record<string, unknown>;
+  const runtime = (await callNode(flags, { op: 'status' })) as Record<string, unknown>;
   if (flags.json) {
     printJson(runtime);
     return EXIT.ok;

@@ -1,13 +1,13 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { LineReader } from '../../actors/net/line-reader.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 import { answerRequest } from './ipc-answer.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';
 import { parseRequestLine } from './ipc-request.js';
-import { LineReader } from './line-reader.js';
 
 export interface IpcConnectionOptions {
   ops: IpcControl;

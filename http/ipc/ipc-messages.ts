@@ -17,7 +17,13 @@ export const MAX_LINE_BYTES = 1_048_576;
 export type IpcRequest =
   | { kind: 'subscribe'; id?: RequestId; events: string[] | null }
   | { kind: 'stats'; id?: RequestId }
-  | { kind: 'op'; id?: RequestId; op: string; body: Readonly<Record<string, unknown>> };
+  | {
+      kind: 'op';
+      id?: RequestId;
+      op: string;
+      /** The operation's fields: the message without `op` and `id`. */
+      body: Readonly<Record<string, unknown>>;
+    };
 
 export interface IpcAck {
   type: 'ack';

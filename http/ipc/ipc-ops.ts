@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { ControlError } from '../../actors/control/control-error.js';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../operation-bodies.js';
+import { parseBody } from '../parse-body.js';
 
 /** The part of the control operations the IPC channel reaches. */
 export type IpcControl = Pick<
@@ -23,46 +26,40 @@ export type IpcControl = Pick<
 >;
 
 type Body = Readonly<Record<string, unknown>>;
+type Operation = (ops: IpcControl, body: Body) => unknown;
 
-function requireString(body: Body, op: string, field: string): string {
-  const value = body[field];
-  if (typeof value !== 'string' || value === '') throw new ControlError('INVALID_BODY', `${op} needs a string "${field}"`);
-  return value;
-}
+// What REST takes from the path (a flow id, a policy or sink tag), an IPC request names
+// as a field; the rest of the request is the REST body, parsed with the same schema.
+// An operation REST takes no body for ignores other fields, as REST ignores a body there.
+const flowFields = z.object({ flow_id: nonEmpty });
+const selectFields = selectBody.extend({ selector: nonEmpty });
+const probeFields = z.object({ tag: nonEmpty });
+const sinkFields = z.object({ sink: nonEmpty });
+const replayFields = replayBody.extend({ sink: nonEmpty });
 
-function optionalString(body: Body, op: string, field: string): string | null {
-  const value = body[field];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new ControlError('INVALID_BODY', `${op}: "${field}" must be a string`);
-  return value;
+/** An operation whose request fields are checked by `schema` before `run` sees them. */
+function parsed<T>(schema: z.ZodType<T>, run: (ops: IpcControl, fields: T) => unknown): Operation {
+  return (ops, body) => run(ops, parseBody(schema, body));
 }
 
 /** Each IPC operation, as a thin call of the matching control operation. */
-const OPERATIONS: Record<string, (ops: IpcControl, body: Body) => unknown> = {
+const OPERATIONS: Record<string, Operation> = {
   'flows.list': (ops) => ops.flows(),
-  'flows.get': (ops, b) => ops.flow(requireString(b, 'flows.get', 'flow_id')),
-  'flows.close': (ops, b) => ops.closeFlow(requireString(b, 'flows.close', 'flow_id')),
-  select: (ops, b) => ops.select(requireString(b, 'select', 'selector'), requireString(b, 'select', 'member')),
-  'policies.probe': (ops, b) => ops.probe(requireString(b, 'policies.probe', 'tag')),
-  mode: (ops, b) => ops.setMode(requireString(b, 'mode', 'mode'), optionalString(b, 'mode', 'target')),
+  'flows.get': parsed(flowFields, (ops, f) => ops.flow(f.flow_id)),
+  'flows.close': parsed(flowFields, (ops, f) => ops.closeFlow(f.flow_id)),
+  select: parsed(selectFields, (ops, f) => ops.select(f.selector, f.member)),
+  'policies.probe': parsed(probeFields, (ops, f) => ops.probe(f.tag)),
+  mode: parsed(modeBody, (ops, f) => ops.setMode(f.mode, f.target)),
   status: (ops) => ops.runtime(),
   policies: (ops) => ops.policies(),
   sinks: (ops) => ops.sinks(),
-  log_level: (ops, b) => ops.setLogLevel(requireString(b, 'log_level', 'level')),
+  log_level: parsed(logLevelBody, (ops, f) => ops.setLogLevel(f.level)),
+  // ControlOps validates the config sections, for REST and IPC alike.
   'config.apply': (ops, b) => ops.applyConfig(b['config']),
   'config.reload': (ops) => ops.reload(),
-  'sinks.dead_letters': (ops, b) => ops.deadLetters(requireString(b, 'sinks.dead_letters', 'sink')),
-  'sinks.replay': (ops, b) => ops.replayDeadLetters(requireString(b, 'sinks.replay', 'sink'), optionalIds(b)),
+  'sinks.dead_letters': parsed(sinkFields, (ops, f) => ops.deadLetters(f.sink)),
+  'sinks.replay': parsed(replayFields, (ops, f) => ops.replayDeadLetters(f.sink, f.ids)),
 };
-
-function optionalIds(body: Body): string[] | undefined {
-  const ids = body['ids'];
-  if (ids === undefined || ids === null) return undefined;
-  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-    throw new ControlError('INVALID_BODY', 'sinks.replay: "ids" must be an array of event ids');
-  }
-  return ids;
-}
 
 const IPC_OPERATIONS: readonly string[] = Object.keys(OPERATIONS);
 

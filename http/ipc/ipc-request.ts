@@ -13,6 +13,12 @@ function fail(code: IpcErrorReply['code'], message: string, id?: RequestId): Par
   return { ok: false, error: id === undefined ? { type: 'error', code, message } : { type: 'error', id, code, message } };
 }
 
+/** An operation's own fields: the message without `op` and `id`, so it parses as the REST body does. */
+function fieldsOf(msg: Record<string, unknown>): Record<string, unknown> {
+  const { op: _op, id: _id, ...fields } = msg;
+  return fields;
+}
+
 /**
  * Reads one request line into a request, or the error reply it earns. Only the
  * message's form is checked here; an operation's own fields are checked where it runs.
@@ -43,8 +49,9 @@ export function parseRequestLine(line: string): ParsedLine {
     return { ok: true, request: { kind: 'subscribe', ...base, events: [...new Set(events)] } };
   }
   if (msg['type'] !== undefined) return fail('UNSUPPORTED_OPERATION', `unknown message type ${JSON.stringify(msg['type'])}`, id);
-  if (typeof msg['op'] === 'string') return { ok: true, request: { kind: 'op', ...base, op: msg['op'], body: msg } };
-  if (msg['op'] !== undefined) return fail('BAD_REQUEST', 'op must be a string', id);
+  const op = msg['op'];
+  if (typeof op === 'string') return { ok: true, request: { kind: 'op', ...base, op, body: fieldsOf(msg) } };
+  if (op !== undefined) return fail('BAD_REQUEST', 'op must be a string', id);
   if ('stats' in msg) {
     if (!isObject(msg['stats'])) return fail('INVALID_BODY', 'stats must be an object: {"stats":{}}', id);
     return { ok: true, request: { kind: 'stats', ...base } };

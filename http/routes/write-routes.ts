@@ -1,15 +1,7 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import { parseBody } from './parse-body.js';
-
-const selectBody = z.strictObject({ member: z.string().min(1) });
-const modeBody = z.strictObject({
-  mode: z.enum(['rule', 'global']),
-  target: z.string().min(1).nullable().optional(),
-});
-const logLevelBody = z.strictObject({ level: z.string().min(1) });
-const replayBody = z.strictObject({ ids: z.array(z.string().min(1)).optional() });
+import { logLevelBody, modeBody, replayBody, selectBody } from '../operation-bodies.js';
+import { parseBody } from '../parse-body.js';
 
 /** One endpoint per control operation; each only parses and delegates. */
 export function writeRoutes(ops: ControlOps): Router {

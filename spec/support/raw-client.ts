@@ -4,7 +4,7 @@ import { WAIT_MS } from './far-bound.js';
 export interface RawExchange {
   /** Everything the server sent before it closed or the wait ended. */
   data: Buffer;
-  /** Whether the server closed (FIN or reset) within the wait. */
+  /** Whether the server closed (FIN or reset) within the wait, after it had accepted the connection. */
   closed: boolean;
 }
 
@@ -15,28 +15,42 @@ export interface RawOptions {
   timeoutMs?: number;
 }
 
+/** The connection was never accepted (refused, unreachable): nothing was exchanged. */
+export class RawConnectError extends Error {
+  override readonly name = 'RawConnectError';
+  readonly code = 'SPEC_RAW_CONNECT_FAILED';
+}
+
 /**
  * Connects a plain TCP socket, writes `bytes`, and collects the server's answer until
  * it closes the connection or `timeoutMs` passes (then the socket is destroyed).
+ * Rejects with RawConnectError when the connect itself fails: a refused port must not
+ * read as a server that accepted and then closed.
  */
 export function rawExchange(port: number, bytes: Buffer | readonly number[], opts: RawOptions = {}): Promise<RawExchange> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
+    let connected = false;
     let settled = false;
-    const settle = (closed: boolean): void => {
+    const settle = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ data: Buffer.concat(chunks), closed });
+      outcome();
     };
-    const timer = setTimeout(() => settle(false), opts.timeoutMs ?? WAIT_MS);
+    const answered = (closed: boolean): void => settle(() => resolve({ data: Buffer.concat(chunks), closed }));
+    const timer = setTimeout(() => answered(false), opts.timeoutMs ?? WAIT_MS);
     socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('end', () => settle(true));
-    socket.on('close', () => settle(true));
-    socket.on('error', () => settle(true));
+    socket.on('end', () => answered(true));
+    socket.on('close', () => answered(true));
+    socket.on('error', (err) => {
+      if (connected) answered(true);
+      else settle(() => reject(new RawConnectError(`cannot connect to 127.0.0.1:${port}: ${err.message}`, { cause: err })));
+    });
     socket.once('connect', () => {
+      connected = true;
       socket.write(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes));
       if (opts.end) socket.end();
     });

@@ -144,6 +144,18 @@ test('allows on an answer that is not one, and says so', async () => {
   await fake.close();
 });
 
+test('hangs up on an answer line over 64 KiB, allows that flow, and asks again on a new connection', async () => {
+  const fake = await startFakeHook((q) => (q['flow_id'] === 'huge' ? `{"id":${q.id},"action":"deny","pad":"${'x'.repeat(70_000)}"}` : { action: 'deny' }));
+  const { hook, outages, bad } = client(fake.path, { timeoutMs: 5000 });
+  assert.equal(await hook.ask(query('huge')), { action: 'allow' });
+  assert.equal(outages, ['the hook closed the connection before answering']);
+  assert.equal(bad, []);
+  assert.equal(await hook.ask(query('next')), { action: 'deny' });
+  assert.is(fake.connections(), 2);
+  hook.close();
+  await fake.close();
+});
+
 test('close answers open questions allow without a report', async () => {
   const fake = await startFakeHook(() => null);
   const { hook, outages } = client(fake.path, { timeoutMs: 5000 });

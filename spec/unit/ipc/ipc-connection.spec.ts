@@ -94,7 +94,7 @@ test('answers an unknown operation with UNSUPPORTED_OPERATION naming the known o
 test('answers an operation missing its field with INVALID_BODY', async () => {
   const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 })));
   client.send({ op: 'flows.close' });
-  assert.equal(await client.next(), { type: 'error', code: 'INVALID_BODY', message: 'flows.close needs a string "flow_id"' });
+  assert.equal(await client.next(), { type: 'error', code: 'INVALID_BODY', message: 'flow_id: Invalid input: expected string, received undefined' });
 });
 
 test('carries a control error code, message and details', async () => {

@@ -23,10 +23,10 @@ test('keeps a string or numeric id on the request', () => {
   });
 });
 
-test('reads an operation with its whole message as the body', () => {
-  assert.equal(parseRequestLine('{"op":"flows.close","flow_id":"f-1"}'), {
+test('reads an operation with its fields, without op and id, as the body', () => {
+  assert.equal(parseRequestLine('{"id":3,"op":"flows.close","flow_id":"f-1"}'), {
     ok: true,
-    request: { kind: 'op', op: 'flows.close', body: { op: 'flows.close', flow_id: 'f-1' } },
+    request: { kind: 'op', id: 3, op: 'flows.close', body: { flow_id: 'f-1' } },
   });
 });
 

@@ -64,8 +64,9 @@ test('closes an idle association with idle_timeout', async () => {
   const h = await udpHarness({ idleTimeoutMs: 1000 });
   const echo = await startUdpEcho();
   const a = await associate({ ...LOCAL, port: h.port });
-  a.send({ host: '127.0.0.1', port: echo.port }, Buffer.from('once'));
-  await a.receive();
+  const target = { host: '127.0.0.1', port: echo.port };
+  a.send(target, Buffer.from('once'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('once') });
   h.table.poll(Date.now());
   h.table.poll(Date.now() + 1000);
   await controlEnded(a);
@@ -90,8 +91,9 @@ test('flows.close cancels the association: manual, counted as dropped', async ()
   const h = await udpHarness();
   const echo = await startUdpEcho();
   const a = await associate({ ...LOCAL, port: h.port });
-  a.send({ host: '127.0.0.1', port: echo.port }, Buffer.from('x'));
-  await a.receive();
+  const target = { host: '127.0.0.1', port: echo.port };
+  a.send(target, Buffer.from('x'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('x') });
   const [record] = h.table.activeRecords();
   assert.ok(h.table.close(record!.flow_id, 'manual'));
   await controlEnded(a);
@@ -138,8 +140,9 @@ test('fails the flow with upstream_error when the hop drops the association', as
   const fake = await fakeUdpHop();
   const h = await udpHarness({ outbounds: [...DIRECT_AND_BLOCK, { type: 'socks', tag: 'hop', server: '127.0.0.1', port: fake.port }], final: 'hop' });
   const a = await associate({ ...LOCAL, port: h.port });
-  a.send({ host: '10.9.8.7', port: 4000 }, Buffer.from('x'));
-  await a.receive();
+  const target = { host: '10.9.8.7', port: 4000 };
+  a.send(target, Buffer.from('x'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('x') });
   fake.dropAssociations();
   await controlEnded(a);
   const r = await h.nthCompleted(1);

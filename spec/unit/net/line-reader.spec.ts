@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LineReader } from '../../../http/ipc/line-reader.js';
+import { LineReader } from '../../../actors/net/line-reader.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
 

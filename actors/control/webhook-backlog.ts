@@ -1,0 +1,43 @@
+import type { WeirConfig } from '../config/schema.js';
+import type { DeadLetter } from '../contracts/outbox.js';
+import type { Sink } from '../contracts/sink.js';
+import { WebhookSink } from '../webhook/webhook-sink.js';
+import { ControlError } from './control-error.js';
+
+// The Webhook sinks' backlog as the operator sees it: dead letters to list and replay,
+// and where the queues live for the dashboard. ControlOps hands these on. An unknown
+// sink rejects (NOT_FOUND), as every other failure of these waiting operations does.
+
+/** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard. */
+export interface QueueView {
+  redisUrl: string;
+  nodeId: string;
+  /** Tags of the Webhook sinks, one queue each. */
+  sinks: string[];
+}
+
+function webhookSink(sinks: readonly Sink[], tag: string): WebhookSink {
+  const sink = sinks.find((s) => s.tag === tag);
+  if (!(sink instanceof WebhookSink)) throw new ControlError('NOT_FOUND', `no webhook sink "${tag}"`);
+  return sink;
+}
+
+/** A Webhook sink's dead letters, oldest first, at most `limit`. */
+export async function deadLettersOf(sinks: readonly Sink[], tag: string, limit: number): Promise<DeadLetter[]> {
+  return webhookSink(sinks, tag).deadLetters(limit);
+}
+
+/** Makes a Webhook sink's dead letters (all, or the given event ids) pending again. */
+export async function replayDeadLettersOf(sinks: readonly Sink[], tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
+  return { sink: tag, replayed: await webhookSink(sinks, tag).replayDeadLetters(ids) };
+}
+
+/** The dashboard's view of the queues; null for a node without Redis (its outboxes are LMDB). */
+export function queueViewOf(config: WeirConfig): QueueView | null {
+  if (!config.redis) return null;
+  return {
+    redisUrl: config.redis.url,
+    nodeId: config.node.id,
+    sinks: config.event_sinks.filter((s) => s.type === 'webhook').map((s) => s.tag),
+  };
+}
