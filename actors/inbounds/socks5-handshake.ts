@@ -59,7 +59,9 @@ const UNBOUND: SocksTarget = { host: '0.0.0.0', port: 0 };
 export function acceptSocks5(stream: Duplex, opts: Socks5AcceptOptions): Promise<Socks5Request> {
   return new Promise((resolve, reject) => {
     const steps = serverSteps(stream, opts.users ?? []);
-    new StepFeeder(stream, opts.timeoutMs, steps, (request, rxBytes) => resolve({ ...request, rxBytes }), reject).advance();
+    const done = ({ command, target, auth, txBytes }: Omit<Socks5Request, 'rxBytes'>, rxBytes: number): void =>
+      resolve({ command, target, auth, rxBytes, txBytes });
+    new StepFeeder(stream, opts.timeoutMs, steps, done, reject).advance();
   });
 }
 
@@ -83,11 +85,13 @@ function* serverSteps(stream: Duplex, users: readonly Socks5User[]): Steps<Omit<
   }
   if (wanted === METHOD.noAuth) {
     stream.write(CHOSE_NO_AUTH);
-    return { ...(yield* readRequest(stream)), auth: noAuth(), txBytes: CHOSE_NO_AUTH.length };
+    const { command, target } = yield* readRequest(stream);
+    return { command, target, auth: noAuth(), txBytes: CHOSE_NO_AUTH.length };
   }
   stream.write(CHOSE_USER_PASS);
   const auth = yield* authenticate(stream, users);
-  return { ...(yield* readRequest(stream)), auth, txBytes: CHOSE_USER_PASS.length + AUTH_OK.length };
+  const { command, target } = yield* readRequest(stream);
+  return { command, target, auth, txBytes: CHOSE_USER_PASS.length + AUTH_OK.length };
 }
 
 function noAuth(): Socks5Request['auth'] {
