@@ -59,6 +59,7 @@ const UNBOUND: SocksTarget = { host: '0.0.0.0', port: 0 };
 export function acceptSocks5(stream: Duplex, opts: Socks5AcceptOptions): Promise<Socks5Request> {
   return new Promise((resolve, reject) => {
     const steps = serverSteps(stream, opts.users ?? []);
+    // Written out: a spread that adds rxBytes would take V8's slow path (see flow-logic's revise).
     const done = ({ command, target, auth, txBytes }: Omit<Socks5Request, 'rxBytes'>, rxBytes: number): void =>
       resolve({ command, target, auth, rxBytes, txBytes });
     new StepFeeder(stream, opts.timeoutMs, steps, done, reject).advance();
