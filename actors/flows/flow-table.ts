@@ -33,7 +33,10 @@ export class FlowTable {
   constructor(private readonly opts: FlowTableOptions) {}
 
   open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
-    const actor = new FlowActor({ ...init, flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }, auth);
+    const flow_id = `${this.opts.idPrefix}-${(++this.counter).toString(36)}`;
+    const { network, inbound, source, target, mode, at } = init;
+    // Written out: a spread that adds flow_id would take V8's slow path (see flow-logic's revise).
+    const actor = new FlowActor({ flow_id, network, inbound, source, target, mode, at }, auth);
     this.actors.set(actor.id, actor);
     this.opened.next(actor);
     actor.started();

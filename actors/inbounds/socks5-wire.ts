@@ -32,42 +32,68 @@ export function fixedAddressLength(atyp: number): number | null {
 /** Host text of an ADDR field: `bytes` holds the address alone (without the domain length byte). */
 export function hostFromBytes(atyp: number, bytes: Buffer): string {
   if (atyp === ATYP.domain) return bytes.toString('utf8');
-  if (atyp === ATYP.ipv4) return bytes.join('.');
+  if (atyp === ATYP.ipv4) return `${bytes[0]}.${bytes[1]}.${bytes[2]}.${bytes[3]}`;
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
   // inet_ntop through SocketAddress gives the RFC 5952 form, including ::ffff:a.b.c.d for mapped IPv4.
   return new SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
 }
 
-/** ATYP ADDR PORT for a target, as used in requests, replies and UDP headers. */
-export function encodeAddress(target: SocksTarget): Buffer {
+/**
+ * ATYP ADDR PORT for a target, as used in requests, replies and UDP headers, after
+ * `headroom` zero bytes for the caller's header: one allocation per message, from the
+ * shared pool (every other byte is written here).
+ */
+export function encodeAddress(target: SocksTarget, headroom = 0): Buffer {
   const { host, port } = target;
-  let head: Buffer;
-  if (isIPv4(host)) head = Buffer.from([ATYP.ipv4, ...host.split('.').map(Number)]);
-  else if (isIPv6(host)) head = Buffer.concat([Buffer.from([ATYP.ipv6]), ipv6Bytes(host)]);
-  else {
-    const name = Buffer.from(host, 'utf8');
+  let out: Buffer;
+  let at = headroom;
+  if (isIPv4(host)) {
+    out = Buffer.allocUnsafe(headroom + 7);
+    out[at++] = ATYP.ipv4;
+    at = writeIpv4(host, out, at);
+  } else if (isIPv6(host)) {
+    out = Buffer.allocUnsafe(headroom + 19);
+    out[at++] = ATYP.ipv6;
+    at = writeIpv6(host, out, at);
+  } else {
+    const length = Buffer.byteLength(host, 'utf8');
     // The length byte cannot say more than 255; a longer name would corrupt the message.
-    if (name.length === 0 || name.length > 255) throw new RangeError(`domain length ${name.length} outside 1..255`);
-    head = Buffer.concat([Buffer.from([ATYP.domain, name.length]), name]);
+    if (length === 0 || length > 255) throw new RangeError(`domain length ${length} outside 1..255`);
+    out = Buffer.allocUnsafe(headroom + 4 + length);
+    out[at++] = ATYP.domain;
+    out[at++] = length;
+    at += out.write(host, at, 'utf8');
   }
-  const out = Buffer.alloc(head.length + 2);
-  head.copy(out);
-  out.writeUInt16BE(port, head.length);
+  out.writeUInt16BE(port, at);
+  out.fill(0, 0, headroom);
   return out;
 }
 
-/** 16 bytes of an IPv6 text address (already checked by isIPv6); a zone id is dropped. */
-function ipv6Bytes(host: string): Buffer {
+/** The four bytes of a dotted IPv4 address (already checked by isIPv4) at `at`; returns the offset after them. */
+function writeIpv4(host: string, out: Buffer, at: number): number {
+  let part = 0;
+  for (let i = 0; i < host.length; i++) {
+    const c = host.charCodeAt(i);
+    if (c === 0x2e) {
+      out[at++] = part;
+      part = 0;
+    } else part = part * 10 + c - 0x30;
+  }
+  out[at++] = part;
+  return at;
+}
+
+/** The 16 bytes of an IPv6 text address (already checked by isIPv6) at `at`, a zone id dropped; returns the offset after them. */
+function writeIpv6(host: string, out: Buffer, at: number): number {
   const [head = '', tail] = host.split('%')[0]!.split('::');
   const groups = (part: string): number[] =>
     part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [parseInt(g, 16)]));
   const front = groups(head);
   const back = tail === undefined ? [] : groups(tail);
   const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
-  const out = Buffer.alloc(16);
-  all.forEach((g, i) => out.writeUInt16BE(g, i * 2));
-  return out;
+  all.forEach((g, i) => out.writeUInt16BE(g, at + i * 2));
+  return at + 16;
 }
 
 function ipv4Groups(dotted: string): number[] {
@@ -77,7 +103,9 @@ function ipv4Groups(dotted: string): number[] {
 
 /** Header of a UDP datagram between client and relay (RFC 1928 §7): RSV RSV FRAG ATYP ADDR PORT; data follows. */
 export function encodeUdpHeader(target: SocksTarget, frag = 0): Buffer {
-  return Buffer.concat([Buffer.from([0, 0, frag]), encodeAddress(target)]);
+  const header = encodeAddress(target, 3);
+  header[2] = frag;
+  return header;
 }
 
 export interface UdpDatagram {

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../streams/contract.js';
 import type { DialOptions, DialResult, Outbound } from '../contracts/outbound.js';
-import { tcpConnect } from './tcp-connect.js';
+import { connectedIp, tcpConnect } from './tcp-connect.js';
 
 export class DirectOutbound implements Outbound {
   readonly protocol = 'direct';
@@ -12,7 +12,8 @@ export class DirectOutbound implements Outbound {
   async dial(target: Endpoint, opts: DialOptions): Promise<DialResult> {
     const socket = await tcpConnect(target, opts.connectTimeoutMs);
     const result: DialResult = { socket, relay_chain: [], handshake: { rx: 0, tx: 0 } };
-    if (socket.remoteAddress) result.resolved_ip = socket.remoteAddress;
+    const resolvedIp = connectedIp(socket, target);
+    if (resolvedIp) result.resolved_ip = resolvedIp;
     return result;
   }
 }

@@ -5,7 +5,7 @@ import { firstHopFailure, negotiationFailure } from './hop-failure.js';
 import { negotiateHttp } from './hop-http.js';
 import { negotiateSocks } from './hop-socks.js';
 import { hopEndpoint, relayHopOf, type Hop } from './hop.js';
-import { tcpConnect } from './tcp-connect.js';
+import { connectedIp, tcpConnect } from './tcp-connect.js';
 
 function negotiate(socket: Socket, hop: Hop, dest: Endpoint, remainingMs: number): Promise<number> {
   return hop.protocol === 'socks' ? negotiateSocks(socket, hop, dest, remainingMs) : negotiateHttp(socket, hop, dest);
@@ -24,13 +24,14 @@ export async function dialHops(hops: readonly Hop[], target: Endpoint, timeoutMs
   const first = hops[0];
   if (!first) throw new RangeError('a chain needs at least one hop');
   const deadline = Date.now() + timeoutMs;
+  const firstServer = hopEndpoint(first);
   let socket: Socket;
   try {
-    socket = await tcpConnect(hopEndpoint(first), timeoutMs);
+    socket = await tcpConnect(firstServer, timeoutMs);
   } catch (err) {
     throw firstHopFailure(err, first);
   }
-  const resolvedIp = socket.remoteAddress;
+  const resolvedIp = connectedIp(socket, firstServer);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'node:net';
+import { connect, isIPv4, type Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
 
@@ -23,4 +23,15 @@ export function tcpConnect(remote: Endpoint, timeoutMs: number): Promise<Socket>
       reject(dialFailure(err, remote));
     });
   });
+}
+
+/**
+ * The address a socket from tcpConnect(remote) reached. An IPv4 literal is its own
+ * answer (isIPv4 accepts only the dotted-decimal form getpeername reports), which saves
+ * a getpeername per connection; anything else asks the socket. A name is not taken from
+ * the 'lookup' event: with autoSelectFamily (Node 20's default) it fires once per
+ * resolved address, before one of them is chosen.
+ */
+export function connectedIp(socket: Socket, remote: Endpoint): string | undefined {
+  return isIPv4(remote.host) ? remote.host : socket.remoteAddress;
 }

@@ -254,6 +254,42 @@ test('leaves payload pipelined after the request in the stream, not flowing', as
   assert.is(Buffer.concat(chunks).toString(), 'GET / HTTP/1.1\r\nHost: example\r\n');
 });
 
+/** Everything the server side yields from now on, once the client's writes have landed. */
+async function rest(server: Duplex): Promise<string> {
+  const chunks: Buffer[] = [];
+  server.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await tick();
+  return Buffer.concat(chunks).toString();
+}
+
+test('reads a handshake split in two at every byte, leaving the payload after it in the stream', async () => {
+  const CONNECT_DOMAIN = [5, 1, 0, 3, 6, ...Buffer.from('a.test'), 0, 80];
+  const handshake = [...USERPASS_GREETING, ...userPass('alice', ALICE.password), ...CONNECT_DOMAIN];
+  const bytes = Buffer.concat([Buffer.from(handshake), Buffer.from('payload')]);
+  for (let split = 1; split < bytes.length; split++) {
+    const { client, server, received } = connect();
+    const pending = acceptSocks5(server, { users: [ALICE], timeoutMs: 1000 });
+    client.write(bytes.subarray(0, split));
+    await tick();
+    client.write(bytes.subarray(split));
+    const request = await pending;
+    assert.equal(request.target, { host: 'a.test', port: 80 }, `split at ${split}`);
+    assert.is(request.rxBytes, handshake.length, `split at ${split}`);
+    assert.equal(await received(), [5, 2, 1, 0], `split at ${split}`);
+    assert.is(await rest(server), 'payload', `split at ${split}`);
+  }
+});
+
+test('reads a handshake that was buffered before it started, as after the mixed port peeked at it', async () => {
+  const { client, server } = connect();
+  client.write(Buffer.concat([Buffer.from([...NOAUTH_GREETING, ...CONNECT_IPV4]), Buffer.from('early')]));
+  await tick();
+  assert.ok(server.readableLength > 0, 'bytes are waiting in the stream');
+  const request = await acceptSocks5(server, { users: null, timeoutMs: 1000 });
+  assert.equal(request.target, { host: '127.0.0.1', port: 8080 });
+  assert.is(await rest(server), 'early');
+});
+
 test('writes success and failure replies with the bound address', async () => {
   const { client, server, received } = connect();
   assert.is(writeSocks5Reply(server, SOCKS5_REPLY.succeeded, { host: '10.1.2.3', port: 1080 }), 10);
