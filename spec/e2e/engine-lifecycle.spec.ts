@@ -54,7 +54,7 @@ test('on SIGTERM completes an open tunnel, then emits engine.stopped last and ex
 
 test('on SIGINT emits engine.stopped with reason signal and exits 0', async () => {
   const { node, events } = await interrupted();
-  assert.is(await node.stop('SIGINT'), 0);
+  assert.is(await node.stop('SIGINT'), 0, `weir's stderr: ${node.stderr()}`);
   const all = readJsonl(events);
   assertEnvelopes(all, E2E_NODE_ID);
   assert.is(all[0]!.event_type, 'engine.started');
