@@ -10,7 +10,7 @@ test('median takes the middle value, or the mean of the two middle values', () =
 test('ratios are taken against the raw Node relay median', () => {
   const samples: Samples = { throughput: { 'node-pipe': [4, 6, 5], dante: [10, 10, 10] }, rate: {}, idle: {} };
   const summary = summarize(samples);
-  assert.equal(summary.throughput.peers.dante, { samples: [10, 10, 10], median: 10, ratio: 2 });
+  assert.equal(summary.throughput.peers.dante, { samples: [10, 10, 10], median: 10, ratio: 2, paired: 2 });
   assert.is(summary.throughput.weir, null);
 });
 
@@ -27,11 +27,26 @@ test('weir passes at exactly the target and misses just beyond it', () => {
   assert.is(missed.idle.weir?.pass, false);
 });
 
-test('the table shows median, range, ratio and verdict of weir', () => {
+test('the table shows median, range, both ratios and verdict of weir', () => {
   const samples: Samples = { throughput: {}, rate: { 'node-pipe': [3000, 3400], weir: [2000, 2400, 2600] }, idle: {} };
   const lines = formatTable(summarize(samples)).split('\n');
   assert.equal(lines.length, 3);
-  assert.match(lines[2] ?? '', /^\s+weir\s+2400\s+2000–2600\s+3\s+0\.75×\s+≥0\.8×\s+MISS$/);
+  // Paired: 2000/3000 and 2400/3400, median 0.686; round 3 has no node-pipe value.
+  assert.match(lines[2] ?? '', /^\s+weir\s+2400\s+2000–2600\s+3\s+0\.75×\s+0\.69×\s+≥0\.8×\s+MISS$/);
+});
+
+test('the verdict uses the ratios of rounds measured together, pairing by round across holes', () => {
+  // A slow second round for both: medians say 0.75×, every round says 0.8× or more.
+  const samples: Samples = {
+    throughput: {},
+    rate: { 'node-pipe': [4000, 2000, undefined, 4000], weir: [3200, 1700, 3900, 3000] },
+    idle: {},
+  };
+  const summary = summarize(samples);
+  assert.is(summary.rate.peers.weir?.ratio, 3100 / 4000);
+  assert.is(summary.rate.peers.weir?.paired, 0.8);
+  assert.equal(summary.rate.weir, { target: '≥0.8×', pass: true });
+  assert.equal(summary.rate.peers.weir?.samples, [3200, 1700, 3900, 3000]);
 });
 
 test.run();

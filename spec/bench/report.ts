@@ -9,8 +9,11 @@ export const METRICS = {
 } as const;
 export type Metric = keyof typeof METRICS;
 
-/** Measured values per metric and peer, in the metric's unit, one per round. */
-export type Samples = Record<Metric, Partial<Record<PeerName, number[]>>>;
+/**
+ * Measured values per metric and peer, in the metric's unit, indexed by round: a round
+ * in which a peer failed leaves a hole, so the peers' values of one round stay paired.
+ */
+export type Samples = Record<Metric, Partial<Record<PeerName, (number | undefined)[]>>>;
 
 /** The peer every ratio is taken against: the raw Node socket.pipe relay. */
 export const BASELINE: PeerName = 'node-pipe';
@@ -20,6 +23,13 @@ export interface PeerSummary {
   readonly median: number;
   /** median / the baseline's median; null without a baseline. */
   readonly ratio: number | null;
+  /**
+   * Median of the per-round ratios to the baseline measured in the same round; null
+   * without a round both have. Each round measures the peers back to back, so a slow
+   * spell of the shared machine weighs on both sides of a pair: on this kind of VM the
+   * same peer varies up to 1.4× between rounds, far more than within one.
+   */
+  readonly paired: number | null;
 }
 
 export interface MetricSummary {
@@ -39,16 +49,24 @@ export function summarize(samples: Samples): Record<Metric, MetricSummary> {
   const out = {} as Record<Metric, MetricSummary>;
   for (const metric of Object.keys(METRICS) as Metric[]) {
     const spec = METRICS[metric];
-    const base = samples[metric][BASELINE];
-    const baseMedian = base && base.length > 0 ? median(base) : null;
+    const base = samples[metric][BASELINE] ?? [];
+    const baseValues = measured(base);
+    const baseMedian = baseValues.length > 0 ? median(baseValues) : null;
     const peers: Partial<Record<PeerName, PeerSummary>> = {};
     for (const name of PEER_NAMES) {
-      const values = samples[metric][name];
-      if (!values || values.length === 0) continue;
+      const rounds = samples[metric][name] ?? [];
+      const values = measured(rounds);
+      if (values.length === 0) continue;
       const m = median(values);
-      peers[name] = { samples: values, median: m, ratio: baseMedian ? m / baseMedian : null };
+      const pairs = measured(rounds.map((v, i) => (v === undefined || base[i] === undefined ? undefined : v / base[i])));
+      peers[name] = {
+        samples: values,
+        median: m,
+        ratio: baseMedian ? m / baseMedian : null,
+        paired: pairs.length > 0 ? median(pairs) : null,
+      };
     }
-    const ratio = peers.weir?.ratio ?? null;
+    const ratio = peers.weir ? (peers.weir.paired ?? peers.weir.ratio) : null;
     const higher = spec.better === 'higher';
     out[metric] = {
       label: spec.label,
@@ -63,12 +81,16 @@ export function summarize(samples: Samples): Record<Metric, MetricSummary> {
   return out;
 }
 
+function measured(rounds: readonly (number | undefined)[]): number[] {
+  return rounds.filter((v): v is number => v !== undefined);
+}
+
 function pad(cells: readonly string[], widths: readonly number[]): string {
   return cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
 }
 
 export function formatTable(summary: Record<Metric, MetricSummary>): string {
-  const rows: string[][] = [['metric', 'peer', 'median', 'min–max', 'runs', `× ${BASELINE}`, 'target', 'verdict']];
+  const rows: string[][] = [['metric', 'peer', 'median', 'min–max', 'runs', `× ${BASELINE}`, 'paired ×', 'target', 'verdict']];
   for (const metric of Object.keys(METRICS) as Metric[]) {
     const s = summary[metric];
     let first = true;
@@ -82,6 +104,7 @@ export function formatTable(summary: Record<Metric, MetricSummary>): string {
         `${fixed(Math.min(...p.samples))}–${fixed(Math.max(...p.samples))}`,
         String(p.samples.length),
         p.ratio === null ? '-' : `${p.ratio.toFixed(2)}×`,
+        p.paired === null ? '-' : `${p.paired.toFixed(2)}×`,
         ...verdict,
       ]);
       first = false;

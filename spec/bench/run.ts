@@ -90,7 +90,7 @@ async function benchProxies(origins: Origins, tmp: string): Promise<ProxyPart> {
         const running = await startPeer(peer, tmp, 15_000);
         const result = await measurePeer(running, origins, SETTINGS).finally(() => running.stop());
         for (const [metric, value] of Object.entries(result.values) as [Metric, number][]) {
-          (samples[metric][peer.name as PeerName] ??= []).push(value);
+          (samples[metric][peer.name as PeerName] ??= [])[round] = value;
         }
         notes.push(...result.notes.map((n) => `${label}: ${n}`));
         console.log(`${label}: ${describe(result.values)}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`);
