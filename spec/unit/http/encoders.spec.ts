@@ -1,38 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sseFrame, sseSlowConsumerFrame, wsMessage, wsSlowConsumerReason } from '../../../http/events/encoders.js';
-import { SCHEMA_ID, type Envelope } from '../../../streams/contract.js';
-import { PublishedEvent } from '../../../streams/published-event.js';
-
-function envelope(sequence: number, event_type: Envelope['event_type'], payload: object): PublishedEvent {
-  return PublishedEvent.of({
-    schema_id: SCHEMA_ID,
-    event_id: `e-${sequence}`,
-    event_type,
-    occurred_at_unix_ms: 5,
-    source_id: null,
-    sequence,
-    principal_key: null,
-    labels: {},
-    payload,
-  });
-}
+import { published } from '../../support/published.js';
 
 test('an SSE frame carries id = sequence, event = type and data = the envelope JSON on one line', () => {
-  const e = envelope(7, 'policy.selected', { note: 'two\nlines' });
+  const e = published(7, 'policy.selected', { note: 'two\nlines' });
   assert.is(sseFrame(e), `id: 7\nevent: policy.selected\ndata: ${JSON.stringify(e.envelope())}\n\n`);
   assert.is(sseFrame(e).split('\n').length, 5);
 });
 
 test('a WebSocket message is the envelope JSON', () => {
-  const e = envelope(8, 'stats.sampled', { a: 1 });
+  const e = published(8, 'stats.sampled', { a: 1 });
   assert.equal(JSON.parse(wsMessage(e)), e.envelope());
   assert.equal(e.envelope().payload, { a: 1 });
 });
 
 test('a snapshot that shares its watermark with an event gets its own encoding', () => {
-  const event = envelope(9, 'flow.started', {});
-  const snapshot = envelope(9, 'flow.snapshot', { watermark: 9, records: [] });
+  const event = published(9, 'flow.started', {});
+  const snapshot = published(9, 'flow.snapshot', { watermark: 9, records: [] });
   assert.match(sseFrame(event), 'event: flow.started');
   assert.match(sseFrame(snapshot), 'event: flow.snapshot');
   assert.match(sseFrame(event), 'event: flow.started');

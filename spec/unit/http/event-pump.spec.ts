@@ -3,21 +3,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pumpEvents, type StreamTransport } from '../../../http/events/event-pump.js';
 import type { StreamLimits } from '../../../http/events/stream-limits.js';
-import { SCHEMA_ID } from '../../../streams/contract.js';
-import { PublishedEvent } from '../../../streams/published-event.js';
+import type { PublishedEvent } from '../../../streams/published-event.js';
+import { published } from '../../support/published.js';
 
 function envelope(sequence: number, pad = 0): PublishedEvent {
-  return PublishedEvent.of({
-    schema_id: SCHEMA_ID,
-    event_id: `e-${sequence}`,
-    event_type: 'stats.sampled',
-    occurred_at_unix_ms: 0,
-    source_id: null,
-    sequence,
-    principal_key: null,
-    labels: { pad: 'x'.repeat(pad) },
-    payload: {},
-  });
+  return published(sequence, 'stats.sampled', {}, { pad: 'x'.repeat(pad) });
 }
 
 /** Encodes an envelope as its sequence padded to a known length. */

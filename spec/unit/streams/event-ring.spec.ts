@@ -1,22 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SCHEMA_ID, type EventType } from '../../../streams/contract.js';
+import type { EventType } from '../../../streams/contract.js';
 import { EventRing } from '../../../streams/event-ring.js';
-import { PublishedEvent } from '../../../streams/published-event.js';
+import type { PublishedEvent } from '../../../streams/published-event.js';
+import { published } from '../../support/published.js';
 
 /** An event whose JSON is `pad` characters longer than the bare envelope. */
 function event(sequence: number, pad = 0, event_type: EventType = 'stats.sampled', text = 'x'): PublishedEvent {
-  return PublishedEvent.of({
-    schema_id: SCHEMA_ID,
-    event_id: `e-${sequence}`,
-    event_type,
-    occurred_at_unix_ms: 1,
-    source_id: null,
-    sequence,
-    principal_key: null,
-    labels: {},
-    payload: { pad: text.repeat(pad) },
-  });
+  return published(sequence, event_type, { pad: text.repeat(pad) });
 }
 
 function ring(capacity: number, sequences: number[], maxBytes = 1 << 20): EventRing {
