@@ -26,6 +26,9 @@ export async function runCommand(configFile: string | undefined): Promise<number
     printProblems(configFile ?? '(built-in default)', result.problems);
     return EXIT.failure;
   }
+  // Listened for before the node starts: a signal during start-up (inbounds already
+  // open, control plane not yet) still gets the graceful stop, not Node's default exit.
+  const signal = stopSignal();
   let node: NodeRuntime;
   try {
     node = await startNodeRuntime(result.config, source);
@@ -39,19 +42,25 @@ export async function runCommand(configFile: string | undefined): Promise<number
       (err: unknown) => node.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reload refused; the running config is unchanged'),
     );
   });
-  return new Promise<number>((resolve) => {
+  await signal;
+  try {
+    await node.stop('signal');
+    return EXIT.ok;
+  } catch (err) {
+    node.log.error({ err }, 'stop failed');
+    process.stderr.write(`weir: stop failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one does not wait for the graceful stop. */
+function stopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
     let signalled = false;
     const onSignal = (): void => {
-      // A second Ctrl+C does not wait for the graceful stop.
       if (signalled) process.exit(EXIT.failure);
       signalled = true;
-      node.stop('signal').then(
-        () => resolve(EXIT.ok),
-        (err: unknown) => {
-          node.log.error({ err }, 'stop failed');
-          resolve(EXIT.failure);
-        },
-      );
+      resolve();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
