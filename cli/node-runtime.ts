@@ -41,8 +41,19 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
   });
   let http: HttpControl | null = null;
   let ipc: IpcServer | null = null;
-  const saveConnectorState = (): Promise<void> =>
-    writeConnectorState(config.node.state_dir, ops.sinks()).catch((err: unknown) => log.warn({ err }, 'connector state not saved'));
+  // An idle node's sinks do not change: the file (written with an fsync) is left alone then.
+  let saved = '';
+  const saveConnectorState = async (): Promise<void> => {
+    const states = ops.sinks();
+    const text = JSON.stringify(states);
+    if (text === saved) return;
+    try {
+      await writeConnectorState(config.node.state_dir, states);
+      saved = text;
+    } catch (err) {
+      log.warn({ err }, 'connector state not saved');
+    }
+  };
   const timer = setInterval(() => void saveConnectorState(), CONNECTOR_STATE_EVERY_MS);
   timer.unref();
 
