@@ -16,7 +16,7 @@ import { formatTable, METRICS, summarize, writeResults, type Metric, type Sample
 import { benchSinks, type SinkSettings } from './sinks.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SETTINGS: Settings = {
   sourceBytes: Number(process.env.BENCH_BYTES ?? 2 ** 29),
   rateWorkers: 50,
