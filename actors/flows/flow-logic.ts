@@ -10,6 +10,7 @@ import type {
   RouteMode,
   TagProtocol,
 } from '../../streams/contract.js';
+import { revise } from './revise.js';
 
 /**
  * A flow actor's logic as a pure reducer (xstate's ActorLogic shape): the shell that
@@ -133,15 +134,6 @@ function trafficFields(
     },
     timing: revise(record.timing, { last_activity_at_unix_ms: at }),
   };
-}
-
-/**
- * `{ ...base, ...changes }`: the same keys in the same order. Node 20's V8 builds a spread
- * that adds a key its source lacks (result, resolved_ip, sniffed_host) on a slow path,
- * about 4 µs for a completed record against 0.2 µs for Object.assign (measured).
- */
-function revise<T extends object>(base: T, ...changes: Partial<T>[]): T {
-  return Object.assign({}, base, ...changes);
 }
 
 export function sameTraffic(a: FlowTraffic, b: FlowTraffic): boolean {

@@ -8,6 +8,7 @@ import { routeContext, type RouteDecision, type Router } from '../router/router.
 import type { FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
+import { extend } from './revise.js';
 
 /** What the flow pipeline needs from the engine. */
 export interface FlowEnv {
@@ -89,8 +90,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
           }),
         );
   const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
-  // Written out (same key order as the decision's): a spread that adds keys takes V8's slow path.
-  const route: FlowRoute = { mode: decision.mode, target: decision.target, matched_rule: decision.matched_rule, action: 'route', selection_chain };
+  const route: FlowRoute = extend(decision, { action: 'route' as const, selection_chain });
   if (outbound.kind === 'block') {
     refuse.blocked();
     actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);

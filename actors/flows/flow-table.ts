@@ -3,6 +3,7 @@ import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import { FlowActor, type CloseRequest } from './flow-actor.js';
 import type { FlowInit } from './flow-logic.js';
+import { extend } from './revise.js';
 
 export interface FlowTableOptions {
   /** Prefix that keeps flow ids unique across engine starts. */
@@ -33,10 +34,7 @@ export class FlowTable {
   constructor(private readonly opts: FlowTableOptions) {}
 
   open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
-    const flow_id = `${this.opts.idPrefix}-${(++this.counter).toString(36)}`;
-    const { network, inbound, source, target, mode, at } = init;
-    // Written out: a spread that adds flow_id would take V8's slow path (see flow-logic's revise).
-    const actor = new FlowActor({ flow_id, network, inbound, source, target, mode, at }, auth);
+    const actor = new FlowActor(extend(init, { flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }), auth);
     this.actors.set(actor.id, actor);
     this.opened.next(actor);
     actor.started();

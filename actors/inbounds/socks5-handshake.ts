@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FlowAuth } from '../../streams/contract.js';
 import { NO_AUTH, userAuth, verifyUser } from './credentials.js';
+import { extend } from '../flows/revise.js';
 import { HandshakeError } from './handshake-error.js';
 import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from './socks5-wire.js';
 
@@ -59,9 +60,7 @@ const UNBOUND: SocksTarget = { host: '0.0.0.0', port: 0 };
 export function acceptSocks5(stream: Duplex, opts: Socks5AcceptOptions): Promise<Socks5Request> {
   return new Promise((resolve, reject) => {
     const steps = serverSteps(stream, opts.users ?? []);
-    // Written out: a spread that adds rxBytes would take V8's slow path (see flow-logic's revise).
-    const done = ({ command, target, auth, txBytes }: Omit<Socks5Request, 'rxBytes'>, rxBytes: number): void =>
-      resolve({ command, target, auth, rxBytes, txBytes });
+    const done = (request: Omit<Socks5Request, 'rxBytes'>, rxBytes: number): void => resolve(extend(request, { rxBytes }));
     new StepFeeder(stream, opts.timeoutMs, steps, done, reject).advance();
   });
 }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { MatchedRule, RouteMode } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
+import { extend } from '../flows/revise.js';
 import { compileRule, type RuleSpec } from './rule-matcher.js';
 
 export interface RouteDecision {
@@ -55,7 +56,5 @@ export class Router {
 }
 
 export function routeContext(fields: Omit<RouteContext, 'ip'>): RouteContext {
-  const { host, port, network, inbound, principal, sniffed_host } = fields;
-  // Written out: a spread that adds `ip` would take V8's slow path (see flow-logic's revise).
-  return { host, ip: isIP(host) ? host : null, port, network, inbound, principal, sniffed_host };
+  return extend(fields, { ip: isIP(fields.host) ? fields.host : null });
 }
