@@ -32,7 +32,7 @@ export class EventRing {
   private writeAt = 0;
   private held = 0;
 
-  constructor(readonly opts: EventRingOptions) {
+  constructor(private readonly opts: EventRingOptions) {
     const { capacity, maxBytes } = opts;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
     if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > 2 ** 32 - 1) throw new RangeError('ring bytes must be an integer from 1 to 2^32-1');

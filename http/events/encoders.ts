@@ -6,26 +6,10 @@ export const SLOW_CONSUMER = 'SLOW_CONSUMER';
 export type Encoder = (e: PublishedEvent) => string;
 
 /**
- * Remembers the frames of the most recent events: every subscriber writes the same
- * live events in the same tick, so each frame is built once, not once per subscriber.
- * The memory is a fixed number of slots, indexed by sequence.
+ * One SSE frame; the id is the sequence (a flow.snapshot's is its watermark). JSON holds
+ * no raw newline. The envelope JSON is the bus's, shared: a frame is only its wrapping.
  */
-function recentMemo(encode: Encoder, slots = 4096): Encoder {
-  const keys: (PublishedEvent | undefined)[] = new Array<PublishedEvent | undefined>(slots);
-  const values: string[] = new Array<string>(slots);
-  const mask = slots - 1;
-  return (e) => {
-    const i = e.sequence & mask;
-    if (keys[i] === e) return values[i]!;
-    const encoded = encode(e);
-    keys[i] = e;
-    values[i] = encoded;
-    return encoded;
-  };
-}
-
-/** One SSE frame; the id is the sequence (a flow.snapshot's is its watermark). JSON holds no raw newline. */
-export const sseFrame: Encoder = recentMemo((e) => `id: ${e.sequence}\nevent: ${e.event_type}\ndata: ${e.json}\n\n`);
+export const sseFrame: Encoder = (e) => `id: ${e.sequence}\nevent: ${e.event_type}\ndata: ${e.json}\n\n`;
 
 /** One WebSocket text message: the envelope JSON. */
 export const wsMessage: Encoder = (e) => e.json;
