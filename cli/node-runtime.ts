@@ -5,7 +5,7 @@ import { ControlOps } from '../actors/control/control-ops.js';
 import { buildInfo } from '../actors/engine/build-info.js';
 import { Engine } from '../actors/engine/engine.js';
 import { createLogger } from '../actors/engine/logger.js';
-import { writeConnectorState } from '../actors/sinks/connector-state-file.js';
+import { ConnectorStateSaver } from '../actors/sinks/connector-state-file.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
 import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
 import { parseListen } from '../actors/config/schema-control.js';
@@ -41,19 +41,9 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
   });
   let http: HttpControl | null = null;
   let ipc: IpcServer | null = null;
-  // An idle node's sinks do not change: the file (written with an fsync) is left alone then.
-  let saved = '';
-  const saveConnectorState = async (): Promise<void> => {
-    const states = ops.sinks();
-    const text = JSON.stringify(states);
-    if (text === saved) return;
-    try {
-      await writeConnectorState(config.node.state_dir, states);
-      saved = text;
-    } catch (err) {
-      log.warn({ err }, 'connector state not saved');
-    }
-  };
+  const connectorState = new ConnectorStateSaver(config.node.state_dir);
+  const saveConnectorState = (): Promise<unknown> =>
+    connectorState.save(ops.sinks()).catch((err: unknown) => log.warn({ err }, 'connector state not saved'));
   const timer = setInterval(() => void saveConnectorState(), CONNECTOR_STATE_EVERY_MS);
   timer.unref();
 

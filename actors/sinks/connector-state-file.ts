@@ -53,6 +53,26 @@ export async function writeConnectorState(stateDir: string, states: readonly Con
   }
 }
 
+/**
+ * Keeps the state file of a running node: `save` writes only when a sink's state changed
+ * since the last successful write, so an idle node does not fsync the same file every
+ * period, and a failed write is tried again on the next call.
+ */
+export class ConnectorStateSaver {
+  private saved = '';
+
+  constructor(private readonly stateDir: string) {}
+
+  /** Resolves true when it wrote the file, false when nothing changed; rejects when the write failed. */
+  async save(states: readonly ConnectorState[]): Promise<boolean> {
+    const text = JSON.stringify(states);
+    if (text === this.saved) return false;
+    await writeConnectorState(this.stateDir, states);
+    this.saved = text;
+    return true;
+  }
+}
+
 /** The persisted states; null when none were ever written. A damaged file is an error. */
 export function readConnectorState(stateDir: string): ConnectorState[] | null {
   const file = connectorStatePath(stateDir);

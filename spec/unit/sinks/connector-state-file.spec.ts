@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { ConnectorState } from '../../../actors/contracts/sink.js';
 import {
   ConnectorStateFileError,
+  ConnectorStateSaver,
   connectorStatePath,
   readConnectorState,
   writeConnectorState,
@@ -58,6 +59,32 @@ test('refuses a damaged file with a ConnectorStateFileError', () =>
     assert.throws(() => readConnectorState(dir), (err: unknown) => err instanceof ConnectorStateFileError && err.code === 'CONNECTOR_STATE_UNREADABLE');
     fs.writeFileSync(connectorStatePath(dir), JSON.stringify([{ tag: 'archive' }]));
     assert.throws(() => readConnectorState(dir), /does not hold connector states/);
+  }));
+
+test('the saver writes a changed state, leaves the file alone while nothing changes, and retries a failed write', () =>
+  withDir(async (dir) => {
+    const stateDir = path.join(dir, 'state');
+    const file = connectorStatePath(stateDir);
+    const saver = new ConnectorStateSaver(stateDir);
+    assert.is(await saver.save([STATE]), true);
+    fs.rmSync(file);
+    // Unchanged: not written again, so the removed file stays away.
+    assert.is(await saver.save([{ ...STATE }]), false);
+    assert.not.ok(fs.existsSync(file));
+    const delivered = { ...STATE, total_delivered: 121 };
+    assert.is(await saver.save([delivered]), true);
+    assert.equal(readConnectorState(stateDir), [delivered]);
+    // A state dir that cannot be created fails the write; the same state is tried again once it can.
+    fs.rmSync(stateDir, { recursive: true });
+    fs.writeFileSync(stateDir, 'not a directory');
+    const failing = { ...STATE, total_delivered: 122 };
+    await saver.save([failing]).then(
+      () => assert.unreachable('a write into a file path succeeded'),
+      () => undefined,
+    );
+    fs.rmSync(stateDir);
+    assert.is(await saver.save([failing]), true);
+    assert.equal(readConnectorState(stateDir), [failing]);
   }));
 
 test.run();
