@@ -1,10 +1,11 @@
 import type { Socket } from 'node:net';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
+import { forward } from './forward.js';
 import { socketMeter } from './socket-meter.js';
 
 /**
- * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain piping:
+ * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain forwarding:
  * nothing per chunk. Counters are the sockets' own, read when the flow is sampled;
  * the outbound's hop handshake is left out of bytes_up/bytes_down.
  */
@@ -36,7 +37,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number)
   }
   if (client.destroyed) teardown();
   if (flow.onFirstBytes) client.once('data', flow.onFirstBytes);
-  client.pipe(remote);
-  remote.pipe(client);
+  forward(client, remote);
+  forward(remote, client);
   client.resume();
 }

@@ -11,6 +11,7 @@ export interface HopSettings {
   readonly rateWorkers: number;
   readonly rateMs: number;
   readonly warmupMs: number;
+  readonly rateWarmupMs: number;
 }
 
 export interface HopResult {
@@ -62,6 +63,8 @@ async function measurePath(path: Path, origins: Origins, s: HopSettings, out: [C
   await quiet(path.pids);
   const gbit = await gbitPerSecond(path, origins, s);
   record(throughput, path.side, gbit);
+  await quiet(path.pids);
+  await connectionsPerSecond(path, origins, s.rateWarmupMs, s, []);
   await quiet(path.pids);
   const perSecond = await connectionsPerSecond(path, origins, s.rateMs, s, notes);
   record(rate, path.side, perSecond);

@@ -22,6 +22,7 @@ const SETTINGS: Settings = {
   rateWorkers: 50,
   rateMs: 3000,
   warmupMs: 500,
+  rateWarmupMs: 2000,
   idleCount: 5000,
   idleConcurrency: 100,
 };
