@@ -235,4 +235,6 @@ export interface BusEvent<P extends object = object> {
   /** Defaults to the publish time. */
   occurred_at_unix_ms?: number;
   principal_key?: string | null;
+  /** The payload's JSON, when its publisher makes it (flow events); else the bus serializes `payload`. */
+  payloadJson?: string;
 }

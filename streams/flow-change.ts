@@ -1,4 +1,5 @@
 import type { FlowAuth, FlowRecord } from './contract.js';
+import type { FlowJson } from './flow-json.js';
 
 /**
  * What a flow actor's state stream carries: its new record and why it changed.
@@ -9,4 +10,6 @@ export interface FlowChange {
   kind: 'started' | 'routed' | 'traffic' | 'completed';
   record: FlowRecord;
   auth: FlowAuth;
+  /** The flow's JSON writer, kept by its actor across changes; without it events are serialized whole. */
+  json?: FlowJson;
 }

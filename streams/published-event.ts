@@ -2,7 +2,7 @@ import type { Envelope, EventType } from './contract.js';
 
 /** Where event_id's text starts: schema_id is the envelope's first field and a constant. */
 const EVENT_ID_AT = '{"schema_id":"node.event.v1","event_id":"'.length;
-/** Where source_id's value starts: the envelope's fields before it never contain this text. */
+/** The key before source_id's value. */
 const SOURCE_KEY = ',"source_id":';
 
 /**
@@ -19,11 +19,20 @@ export class PublishedEvent<P extends object = object> {
     readonly sourceAt: number,
   ) {}
 
-  /** Serializes an envelope whose source_id is null. */
-  static of<P extends object>(envelope: Envelope<P>): PublishedEvent<P> {
+  /**
+   * Serializes an envelope whose source_id is null; `payloadJson`, when given, is the
+   * payload's JSON made by its publisher (flow events: FlowJson) and is used as is.
+   */
+  static of<P extends object>(envelope: Envelope<P>, payloadJson?: string): PublishedEvent<P> {
     if (envelope.source_id !== null) throw new TypeError('a published envelope has source_id null; sinks add theirs');
-    const json = JSON.stringify(envelope);
-    return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, json.indexOf(SOURCE_KEY) + SOURCE_KEY.length);
+    // The envelope's fields in the contract's order, written out so source_id's place is known.
+    const head =
+      `{"schema_id":${JSON.stringify(envelope.schema_id)},"event_id":${JSON.stringify(envelope.event_id)}` +
+      `,"event_type":${JSON.stringify(envelope.event_type)},"occurred_at_unix_ms":${JSON.stringify(envelope.occurred_at_unix_ms)}${SOURCE_KEY}`;
+    const json =
+      `${head}null,"sequence":${JSON.stringify(envelope.sequence)},"principal_key":${JSON.stringify(envelope.principal_key)}` +
+      `,"labels":${JSON.stringify(envelope.labels)},"payload":${payloadJson ?? JSON.stringify(envelope.payload)}}`;
+    return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, head.length);
   }
 
   /** Read from the JSON, where it is a plain quoted string (the bus makes ids of [0-9a-z-]). */

@@ -1,6 +1,7 @@
 import { Subject } from 'rxjs';
 import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
+import { FlowJson } from '../../streams/flow-json.js';
 import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
 
 /**
@@ -24,6 +25,8 @@ export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
 export class FlowActor {
   private current: FlowRecord;
   readonly state$ = new Subject<FlowChange>();
+  /** Serializes this flow's events, reusing the JSON of what stays the same between them. */
+  private readonly json = new FlowJson();
   private meter: TrafficMeter | null = null;
   /** The meter's total at the last sample: an idle flow costs one number read per tick. */
   private lastTotal = -1;
@@ -53,7 +56,7 @@ export class FlowActor {
   }
 
   started(): void {
-    this.state$.next({ kind: 'started', record: this.current, auth: this.auth });
+    this.state$.next({ kind: 'started', record: this.current, auth: this.auth, json: this.json });
   }
 
   routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
@@ -112,7 +115,7 @@ export class FlowActor {
     const next = flowTransition(this.current, event);
     if (next === this.current) return false;
     this.current = next;
-    this.state$.next({ kind, record: next, auth: this.auth });
+    this.state$.next({ kind, record: next, auth: this.auth, json: this.json });
     return true;
   }
 }
