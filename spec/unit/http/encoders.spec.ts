@@ -15,12 +15,11 @@ test('a WebSocket message is the envelope JSON', () => {
   assert.equal(e.envelope().payload, { a: 1 });
 });
 
-test('a snapshot that shares its watermark with an event gets its own encoding', () => {
+test('a snapshot and the event whose sequence is its watermark each get a frame of their own', () => {
   const event = published(9, 'flow.started', {});
   const snapshot = published(9, 'flow.snapshot', { watermark: 9, records: [] });
-  assert.match(sseFrame(event), 'event: flow.started');
-  assert.match(sseFrame(snapshot), 'event: flow.snapshot');
-  assert.match(sseFrame(event), 'event: flow.started');
+  assert.is(sseFrame(snapshot), `id: 9\nevent: flow.snapshot\ndata: ${snapshot.json}\n\n`);
+  assert.is(sseFrame(event), `id: 9\nevent: flow.started\ndata: ${event.json}\n\n`);
 });
 
 test('the slow-consumer frame and close reason name where to resume', () => {
