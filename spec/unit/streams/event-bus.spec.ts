@@ -157,6 +157,15 @@ test('the JSON of an event is JSON.stringify of its envelope, and the sink form 
   assert.is(published.withSource('n'), JSON.stringify({ ...envelope, source_id: 'n' }));
 });
 
+test('a payload JSON made by the publisher is the envelope payload as is, and the ring keeps it', () => {
+  const b = bus();
+  const payload = { flow_id: 'f-1' };
+  const published = b.publish({ event_type: 'flow.started', payload, payloadJson: '{"flow_id":"f-1","made":"by the publisher"}' });
+  assert.equal(published.envelope().payload, { flow_id: 'f-1', made: 'by the publisher' });
+  assert.is(b.replay(0, null)[0]?.json, published.json);
+  assert.is(JSON.parse(published.withSource('n')).source_id, 'n');
+});
+
 test('the ring is bounded by the bytes of JSON it holds as well as by count', () => {
   const b = new EventBus({ ringCapacity: 100, ringMaxBytes: 1000, now: () => NOW });
   const sizes = publishTypes(b, Array.from({ length: 20 }, () => 'stats.sampled' as const)).map((e) => e.json.length);
