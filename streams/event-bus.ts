@@ -66,6 +66,14 @@ export class EventBus {
   }
 
   /**
+   * replay's envelopes (source_id null) as UTF-8 views into the ring, not decoded: the
+   * caller copies them out before the ring moves on (in the same tick).
+   */
+  replayBytes(since: number, filter: TypeFilter, limit = Infinity): Buffer[] {
+    return this.ring.bytesAfter(since, (type) => acceptsType(filter, type), limit);
+  }
+
+  /**
    * The flow.snapshot baseline of one subscription. It is never published: it does
    * not enter the ring and takes no sequence of its own; its sequence is the
    * watermark, so resuming from it neither skips nor repeats an event.

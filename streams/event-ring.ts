@@ -91,15 +91,35 @@ export class EventRing {
   /** Events with sequence > `since` whose type is accepted, oldest first, at most `limit`. */
   after(since: number, accept: (type: EventType) => boolean = () => true, limit = Infinity): PublishedEvent[] {
     const out: PublishedEvent[] = [];
-    for (let i = this.firstIndexAfter(since); i < this.size && out.length < limit; i++) {
-      const slot = this.slot(i);
-      const type = EVENT_TYPES[this.types[slot] as number] as EventType;
-      if (!accept(type)) continue;
+    for (const slot of this.slotsAfter(since, accept, limit)) {
       const start = this.starts[slot] as number;
       const json = this.arena.toString('utf8', start, start + (this.lengths[slot] as number));
-      out.push(new PublishedEvent(this.sequences[slot] as number, type, json, this.sourceAts[slot] as number));
+      out.push(new PublishedEvent(this.sequences[slot] as number, EVENT_TYPES[this.types[slot] as number] as EventType, json, this.sourceAts[slot] as number));
     }
     return out;
+  }
+
+  /**
+   * The same events' JSON as UTF-8 views into the arena, not decoded: for a reader that
+   * copies them out at once (they are written over as the ring moves on).
+   */
+  bytesAfter(since: number, accept: (type: EventType) => boolean = () => true, limit = Infinity): Buffer[] {
+    const out: Buffer[] = [];
+    for (const slot of this.slotsAfter(since, accept, limit)) {
+      const start = this.starts[slot] as number;
+      out.push(this.arena.subarray(start, start + (this.lengths[slot] as number)));
+    }
+    return out;
+  }
+
+  private *slotsAfter(since: number, accept: (type: EventType) => boolean, limit: number): Generator<number> {
+    let taken = 0;
+    for (let i = this.firstIndexAfter(since); i < this.size && taken < limit; i++) {
+      const slot = this.slot(i);
+      if (!accept(EVENT_TYPES[this.types[slot] as number] as EventType)) continue;
+      taken++;
+      yield slot;
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { Envelope, FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
@@ -36,6 +36,8 @@ export interface PolicyView {
 }
 
 const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS);
+const EVENTS_OPEN = Buffer.from('{"events":[');
+const COMMA = Buffer.from(',');
 
 /**
  * The one set of control operations; HTTP and IPC are thin transports over it.
@@ -182,18 +184,21 @@ export class ControlOps {
     return queueViewOf(this.engine.config);
   }
 
-  /** Replay from the ring (never flow.snapshot: it is not in the ring), parsed back into envelopes. */
-  events(q: { since?: number; limit?: number; types?: readonly string[] | null }): {
-    events: Envelope[];
-    oldest_sequence: number | null;
-    last_sequence: number;
-  } {
+  /**
+   * Replay from the ring (never flow.snapshot: it is not in the ring): the JSON body
+   * `{ events, oldest_sequence, last_sequence }`, its events copied out of the ring as
+   * stored. A full page (10,000 flow.completed) took 300-550 ms when parsed into
+   * envelopes and serialized again, holding the event loop and so every relay; ~15 ms so.
+   */
+  eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): Buffer {
     const bus = this.engine.bus;
-    return {
-      events: bus.replay(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000).map((e) => e.envelope()),
-      oldest_sequence: bus.oldestSequence,
-      last_sequence: bus.lastSequence,
-    };
+    const parts: Buffer[] = [EVENTS_OPEN];
+    for (const json of bus.replayBytes(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000)) {
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(json);
+    }
+    parts.push(Buffer.from(`],"oldest_sequence":${JSON.stringify(bus.oldestSequence)},"last_sequence":${bus.lastSequence}}`));
+    return Buffer.concat(parts);
   }
 
   /** A live subscription: replay after `since`, the flow.snapshot baseline, then live events. */

@@ -32,13 +32,12 @@ export function readRoutes(ops: ControlOps): Router {
   });
   // Replay from the ring: `since` (exclusive), `limit` (default 1000), `types`; never flow.snapshot.
   r.get('/events', (req, res) => {
-    res.json(
-      ops.events({
-        since: sequenceParam('since', req.query['since']),
-        limit: integerParam('limit', req.query['limit'], { min: 1, max: MAX_REPLAY_LIMIT }),
-        types: typesParam(req.query['types']),
-      }),
-    );
+    const page = ops.eventsJson({
+      since: sequenceParam('since', req.query['since']),
+      limit: integerParam('limit', req.query['limit'], { min: 1, max: MAX_REPLAY_LIMIT }),
+      types: typesParam(req.query['types']),
+    });
+    res.type('application/json').send(page);
   });
   return r;
 }

@@ -86,6 +86,16 @@ test('the accept predicate sees the type and limit counts accepted events only',
   assert.equal(seqs(r.after(0, () => true, 0)), []);
 });
 
+test('bytesAfter gives the same events as after, as their UTF-8 JSON undecoded', () => {
+  const r = new EventRing({ capacity: 8, maxBytes: 1 << 16 });
+  for (const s of range(3, 10)) r.push(event(s, 3, s % 2 === 0 ? 'flow.started' : 'stats.sampled', 'ü'));
+  const started = (t: EventType): boolean => t === 'flow.started';
+  for (const [since, accept, limit] of [[0, () => true, Infinity], [4, started, 2], [0, started, 0]] as const) {
+    const decoded = r.after(since, accept, limit).map((e) => e.json);
+    assert.equal(r.bytesAfter(since, accept, limit).map((b) => b.toString('utf8')), decoded);
+  }
+});
+
 test('drops the oldest events whose bytes the next one would write over', () => {
   // Room for three bare events and a bit: the fourth wraps to the start and takes the first's place.
   const r = ring(100, [1, 2, 3], 3 * BARE + 10);
