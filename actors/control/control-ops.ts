@@ -187,8 +187,9 @@ export class ControlOps {
   /**
    * Replay from the ring (never flow.snapshot: it is not in the ring): the JSON body
    * `{ events, oldest_sequence, last_sequence }`, its events copied out of the ring as
-   * stored. A full page (10,000 flow.completed) took 300-550 ms when parsed into
-   * envelopes and serialized again, holding the event loop and so every relay; ~15 ms so.
+   * stored. A full page (10,000 flow.completed, 18 MB) took 300-550 ms when parsed into
+   * envelopes and serialized again, holding the event loop and so every relay; a few ms
+   * so, after a first call that faults the body's memory in (~90 ms on this kind of VM).
    */
   eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): Buffer {
     const bus = this.engine.bus;
