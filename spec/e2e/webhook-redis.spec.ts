@@ -41,7 +41,14 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
       },
       10_000,
       'the events of the outage delivered while Redis is down',
-    );
+    ).catch(async (err: unknown) => {
+      // Seen once in CI (a full run; 1.5 s otherwise): what the sink and the node said then.
+      const delivered = [...completedById(receiver.acknowledged()).values()].map(sourcePortOf);
+      throw new Error(
+        `${(err as Error).message}\nwhile down: ${whileDown.join(' ')}; delivered: ${delivered.join(' ')}\n` +
+          `sink: ${JSON.stringify(await hn.sink().catch(() => null))}\nweir's log (tail): ${hn.node.stdout().slice(-6000)}\n${hn.node.stderr().slice(-2000)}`,
+      );
+    });
     // The connector state goes on counting what the embedded store delivers.
     await waitFor(async () => ((await hn.sink())?.total_delivered ?? 0) >= whileDown.length, 5000, 'the outage deliveries counted');
 
