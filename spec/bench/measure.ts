@@ -64,12 +64,20 @@ async function gbitPerSecond(peer: RunningPeer, origins: Origins, s: Settings): 
   return result.bitsPerSecond / 1e9;
 }
 
-async function connectionsPerSecond(peer: RunningPeer, origins: Origins, durationMs: number, s: Settings, notes: string[]): Promise<number> {
+/** Connections per second, and the proxy's CPU µs per connection (clock ticks are 10 ms: 10,000 µs). */
+async function connectionsPerSecond(
+  peer: RunningPeer,
+  origins: Origins,
+  durationMs: number,
+  s: Settings,
+  notes: string[],
+): Promise<{ perSecond: number; cpuUs: number }> {
   const job = { kind: 'rate', proxyPort: peer.port, targetPort: origins.echoOncePort, workers: s.rateWorkers, durationMs } as const;
+  const ticks = treeCpuTicks(peer.pid);
   const result = await runLoad(job, durationMs + 30_000);
   if (result.kind !== 'rate') throw new Error(`unexpected ${result.kind} result`);
   if (result.failed > 0) notes.push(`rate: ${result.failed} cycles failed beside ${result.completed} completed`);
-  return result.perSecond;
+  return { perSecond: result.perSecond, cpuUs: ((treeCpuTicks(peer.pid) - ticks) * 10_000) / Math.max(1, result.completed) };
 }
 
 /** Memory first (right after a warm-up, before heavy traffic grows the heap), then throughput, then rate. */
@@ -90,7 +98,9 @@ export async function measurePeer(peer: RunningPeer, origins: Origins, s: Settin
   await attempt('rate', async () => {
     await connectionsPerSecond(peer, origins, s.rateWarmupMs, s, []);
     await quiet(peer.pid);
-    return connectionsPerSecond(peer, origins, s.rateMs, s, notes);
+    const { perSecond, cpuUs } = await connectionsPerSecond(peer, origins, s.rateMs, s, notes);
+    values.rate_cpu = cpuUs;
+    return perSecond;
   });
   return { values, notes };
 }

@@ -81,7 +81,7 @@ async function benchProxies(origins: Origins, tmp: string): Promise<ProxyPart> {
   const all = peers(REPO);
   for (const p of all) if (p.missing) console.log(`skip ${p.name}: ${p.missing}`);
   const runnable = all.filter((p) => p.missing === null);
-  const samples: Samples = { throughput: {}, rate: {}, idle: {} };
+  const samples: Samples = { throughput: {}, rate: {}, rate_cpu: {}, idle: {} };
   const notes: string[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // Rotating the order spreads slow drifts of the machine over all peers alike.
