@@ -1,9 +1,7 @@
+import { jsonNumber } from './json-number.js';
 import type { FlowLifecyclePayload, FlowRecord, FlowThroughput, FlowTiming, FlowTraffic } from './contract.js';
 
-/** A number as JSON.stringify writes it (a non-finite one as null). */
-function num(value: number | null): string {
-  return value !== null && Number.isFinite(value) ? `${value}` : 'null';
-}
+const num = jsonNumber;
 
 const str = (value: string | null): string => JSON.stringify(value);
 

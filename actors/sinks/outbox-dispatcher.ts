@@ -32,8 +32,12 @@ export class OutboxDispatcher {
   /** True while the last thing that happened to this sink's events was a miss. */
   private missing = false;
   private warned = false;
+  /** source_id as every body carries it, serialized once. */
+  private readonly nodeIdJson: string;
 
-  constructor(private readonly opts: DispatcherOptions) {}
+  constructor(private readonly opts: DispatcherOptions) {
+    this.nodeIdJson = JSON.stringify(opts.nodeId);
+  }
 
   start(events$: Observable<PublishedEvent>): void {
     this.subscription = events$
@@ -56,7 +60,7 @@ export class OutboxDispatcher {
     const entries = batch.map((e) => ({
       id: e.event_id,
       sequence: e.sequence,
-      body: e.withSource(this.opts.nodeId),
+      body: e.withSource(this.nodeIdJson),
     }));
     this.queue.push(entries);
     this.queued += entries.length;

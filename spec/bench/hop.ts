@@ -1,17 +1,12 @@
 // Issue 4: weir chaining through one SOCKS5 hop (microsocks) beside the same client going through microsocks directly.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { record, type Comparison } from './compare.js';
-import { runLoad } from './load-runner.js';
 import type { Origins } from './origins.js';
 import { peers, startPeer, weirPeer, type RunningPeer } from './peers.js';
-import { treeCpuTicks } from './proc-stats.js';
+import { failedCycles, gbitPerSecond, quiet, rateRun, steadyRate, type RateSettings, type Target } from './proxy-steps.js';
 
-export interface HopSettings {
+export interface HopSettings extends RateSettings {
   readonly sourceBytes: number;
-  readonly rateWorkers: number;
-  readonly rateMs: number;
   readonly warmupMs: number;
-  readonly rateWarmupMs: number;
 }
 
 export interface HopResult {
@@ -23,52 +18,21 @@ export const DIRECT = 'microsocks-direct';
 export const VIA = 'weir→microsocks';
 
 /** What the client connects to, and every process the measured path runs in. */
-interface Path {
+interface Path extends Target {
   readonly side: string;
-  readonly port: number;
-  readonly pids: readonly number[];
-}
-
-/** Waits (at most 5 s) until the path's processes together use under 10% of a core, as measure.ts does for one. */
-async function quiet(pids: readonly number[]): Promise<void> {
-  const deadline = Date.now() + 5000;
-  const ticks = (): number => pids.reduce((sum, pid) => sum + treeCpuTicks(pid), 0);
-  let last = ticks();
-  while (Date.now() < deadline) {
-    await sleep(200);
-    const now = ticks();
-    if (now - last <= 2) return;
-    last = now;
-  }
-}
-
-async function gbitPerSecond(path: Path, origins: Origins, s: HopSettings): Promise<number> {
-  const job = { kind: 'throughput', proxyPort: path.port, targetPort: origins.sourcePort, expectBytes: s.sourceBytes, timeoutMs: 60_000 } as const;
-  const result = await runLoad(job, 70_000);
-  if (result.kind !== 'throughput') throw new Error(`unexpected ${result.kind} result`);
-  return result.bitsPerSecond / 1e9;
-}
-
-async function connectionsPerSecond(path: Path, origins: Origins, durationMs: number, s: HopSettings, notes: string[]): Promise<number> {
-  const job = { kind: 'rate', proxyPort: path.port, targetPort: origins.echoOncePort, workers: s.rateWorkers, durationMs } as const;
-  const result = await runLoad(job, durationMs + 30_000);
-  if (result.kind !== 'rate') throw new Error(`unexpected ${result.kind} result`);
-  if (result.failed > 0) notes.push(`${path.side} rate: ${result.failed} cycles failed beside ${result.completed} completed`);
-  return result.perSecond;
 }
 
 async function measurePath(path: Path, origins: Origins, s: HopSettings, out: [Comparison, Comparison], notes: string[]): Promise<string> {
   const [throughput, rate] = out;
-  await connectionsPerSecond(path, origins, s.warmupMs, s, []);
-  await quiet(path.pids);
-  const gbit = await gbitPerSecond(path, origins, s);
+  await rateRun(path, origins, s.rateWorkers, s.warmupMs);
+  await quiet(path);
+  const gbit = await gbitPerSecond(path, origins, s.sourceBytes);
   record(throughput, path.side, gbit);
-  await quiet(path.pids);
-  await connectionsPerSecond(path, origins, s.rateWarmupMs, s, []);
-  await quiet(path.pids);
-  const perSecond = await connectionsPerSecond(path, origins, s.rateMs, s, notes);
-  record(rate, path.side, perSecond);
-  return `${path.side} ${gbit.toFixed(2)} Gbit/s, ${perSecond.toFixed(0)} conn/s`;
+  const measured = await steadyRate(path, origins, s);
+  const failed = failedCycles(measured, `${path.side} `);
+  if (failed) notes.push(failed);
+  record(rate, path.side, measured.perSecond);
+  return `${path.side} ${gbit.toFixed(2)} Gbit/s, ${measured.perSecond.toFixed(0)} conn/s`;
 }
 
 /**

@@ -153,8 +153,8 @@ test('the JSON of an event is JSON.stringify of its envelope, and the sink form 
   const envelope = published.envelope();
   assert.is(published.json, JSON.stringify(envelope));
   assert.equal(envelope.payload, payload);
-  assert.equal(JSON.parse(published.withSource('edge-"1"')), { ...envelope, source_id: 'edge-"1"' });
-  assert.is(published.withSource('n'), JSON.stringify({ ...envelope, source_id: 'n' }));
+  assert.equal(JSON.parse(published.withSource(JSON.stringify('edge-"1"'))), { ...envelope, source_id: 'edge-"1"' });
+  assert.is(published.withSource('"n"'), JSON.stringify({ ...envelope, source_id: 'n' }));
 });
 
 test('a payload JSON made by the publisher is the envelope payload as is, and the ring keeps it', () => {
@@ -163,7 +163,7 @@ test('a payload JSON made by the publisher is the envelope payload as is, and th
   const published = b.publish({ event_type: 'flow.started', payload, payloadJson: '{"flow_id":"f-1","made":"by the publisher"}' });
   assert.equal(published.envelope().payload, { flow_id: 'f-1', made: 'by the publisher' });
   assert.is(b.replay(0, null)[0]?.json, published.json);
-  assert.is(JSON.parse(published.withSource('n')).source_id, 'n');
+  assert.is(JSON.parse(published.withSource('"n"')).source_id, 'n');
 });
 
 test('the ring is bounded by the bytes of JSON it holds as well as by count', () => {

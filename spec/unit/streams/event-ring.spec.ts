@@ -39,8 +39,8 @@ test('replays each event exactly as it was published', () => {
   for (const e of sent) r.push(e);
   const got = r.after(0);
   assert.equal(
-    got.map((e) => [e.sequence, e.event_type, e.json, e.event_id, e.withSource('n')]),
-    sent.map((e) => [e.sequence, e.event_type, e.json, e.event_id, e.withSource('n')]),
+    got.map((e) => [e.sequence, e.event_type, e.json, e.event_id, e.withSource('"n"')]),
+    sent.map((e) => [e.sequence, e.event_type, e.json, e.event_id, e.withSource('"n"')]),
   );
   assert.is(r.bytes, sent.reduce((n, e) => n + Buffer.byteLength(e.json), 0));
 });
