@@ -1,32 +1,74 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
+/** Where picked ports start: above the well-known and registered ports tests are likely to meet. */
+const LOWEST = 20000;
+
 /**
- * A loopback TCP port that was free a moment ago: the kernel picks it for a listener
- * on port 0, which is then closed. Also serves as a closed port for dial failures.
+ * The first port the kernel hands out for outgoing connections and listeners on port 0.
+ * A port picked below it is never taken by a connect() between the pick and the child
+ * process's bind, which a freed ephemeral port was (EADDRINUSE, seen in CI).
  */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function ephemeralStart(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > LOWEST + 1000 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const END = ephemeralStart();
+
+function tryListen(port: number): Promise<net.Server | null> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }
 
-/** Several distinct free ports at once (held together, so they differ). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<net.Server>((resolve, reject) => {
-        const server = net.createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve(server));
-      }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  return ports;
+/** A candidate port below the ephemeral range. */
+export function randomPort(): number {
+  return LOWEST + Math.floor(Math.random() * (END - LOWEST));
+}
+
+/** A candidate port that nothing listens on, held open until released. */
+async function holdFreePort(taken: ReadonlySet<number>, pick: () => number): Promise<net.Server> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = pick();
+    if (taken.has(port)) continue;
+    const server = await tryListen(port);
+    if (server) return server;
+  }
+  throw new Error(`no free loopback port found in ${LOWEST}-${END - 1}`);
+}
+
+function release(server: net.Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * A loopback TCP port that was free a moment ago, for a child process to bind. Also
+ * serves as a closed port for dial failures.
+ */
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port as number;
+}
+
+/** Several distinct free ports at once (held together, so they differ); `pick` proposes candidates. */
+export async function freePorts(count: number, pick: () => number = randomPort): Promise<number[]> {
+  const servers: net.Server[] = [];
+  const ports = new Set<number>();
+  try {
+    while (servers.length < count) {
+      const server = await holdFreePort(ports, pick);
+      servers.push(server);
+      ports.add((server.address() as net.AddressInfo).port);
+    }
+  } finally {
+    await Promise.all(servers.map(release));
+  }
+  return [...ports];
 }
