@@ -53,15 +53,15 @@ const UNBOUND: SocksTarget = { host: '0.0.0.0', port: 0 };
 /**
  * Runs the server side of RFC 1928 + RFC 1929 up to (not including) the final reply, which the
  * caller sends with writeSocks5Reply once it knows the outcome. Bytes the client sent after the
- * request stay in the stream, which is left not flowing with no listener of ours attached:
- * pipe() or a 'data' listener starts it. On rejection the protocol's error answer, where it has
+ * request stay in the stream, which is left paused with no listener of ours attached:
+ * pipe() or resume() starts it. On rejection the protocol's error answer, where it has
  * one, is already written; the caller closes the stream.
  */
 export function acceptSocks5(stream: Duplex, opts: Socks5AcceptOptions): Promise<Socks5Request> {
   return new Promise((resolve, reject) => {
     const steps = serverSteps(stream, opts.users ?? []);
     const done = (request: Omit<Socks5Request, 'rxBytes'>, rxBytes: number): void => resolve(extend(request, { rxBytes }));
-    new StepFeeder(stream, opts.timeoutMs, steps, done, reject).advance();
+    new StepFeeder(stream, opts.timeoutMs, steps, done, reject);
   });
 }
 
@@ -140,15 +140,23 @@ function* readRequest(stream: Duplex): Steps<Pick<Socks5Request, 'command' | 'ta
 }
 
 /**
- * Feeds a parser exact byte counts with read(n), so nothing past the handshake is ever taken
- * off the stream, and settles once with the parser's result or the first failure.
+ * Feeds a parser exact byte counts from the stream's 'data' chunks and settles once with
+ * the parser's result or the first failure. Bytes past the handshake are put back with
+ * unshift() on a paused stream, so nothing is lost. Flowing mode, not 'readable' and
+ * read(n): each chunk arrives without the two next-tick turns per chunk that paused
+ * reading costs in Node's streams.
  */
 class StepFeeder<T> {
   private total = 0;
   private step: IteratorResult<number, T>;
+  /** Received and not yet handed to the parser. */
+  private pending: Buffer = EMPTY;
   private settled = false;
   private readonly timer: NodeJS.Timeout;
-  private readonly onReadable = (): void => this.advance();
+  private readonly onData = (chunk: Buffer): void => {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.advance();
+  };
   private readonly onEnd = (): void => this.fail(truncated());
   private readonly onError = (cause: Error): void =>
     this.fail(new HandshakeError('HANDSHAKE_STREAM_ERROR', 'stream failed during the handshake', { cause }));
@@ -165,47 +173,59 @@ class StepFeeder<T> {
       () => this.fail(new HandshakeError('HANDSHAKE_TIMEOUT', `handshake not complete within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    stream.on('readable', this.onReadable).on('end', this.onEnd).on('close', this.onEnd).on('error', this.onError);
+    if (stream.readableEnded || stream.destroyed) {
+      this.fail(truncated());
+      return;
+    }
+    stream.on('data', this.onData).on('end', this.onEnd).on('close', this.onEnd).on('error', this.onError);
+    // A stream paused before (the mixed inbound read its first byte) does not flow by itself.
+    stream.resume();
   }
 
-  /** Runs the parser as far as the buffered bytes go; called again on 'readable'. */
-  advance(): void {
+  /** Runs the parser as far as the received bytes go. */
+  private advance(): void {
     if (this.settled) return;
+    const bytes = this.pending;
+    let offset = 0;
     try {
       let step = this.step;
       while (!step.done) {
         const n = step.value;
-        const chunk = n === 0 ? EMPTY : (this.stream.read(n) as Buffer | null);
-        if (chunk === null) {
-          if (this.stream.readableEnded || this.stream.destroyed) throw truncated();
+        if (bytes.length - offset < n) {
+          this.pending = bytes.subarray(offset);
           this.step = step;
           return;
         }
-        this.total += chunk.length;
-        // read(n) hands back a shorter remainder only once the stream has ended.
-        if (chunk.length < n) throw truncated();
+        const chunk = bytes.subarray(offset, offset + n);
+        offset += n;
+        this.total += n;
         step = this.steps.next(chunk);
       }
-      if (this.release()) this.done(step.value, this.total);
+      if (this.release(bytes.subarray(offset))) this.done(step.value, this.total);
     } catch (error) {
       this.fail(error);
     }
   }
 
   private fail(error: unknown): void {
-    if (this.release()) this.failed(error);
+    if (this.release(EMPTY)) this.failed(error);
   }
 
-  /** Detaches from the stream; false when that already happened (the feeder settles once). */
-  private release(): boolean {
+  /**
+   * Detaches from the stream and leaves it paused with `rest` back in front; false
+   * when that already happened (the feeder settles once).
+   */
+  private release(rest: Buffer): boolean {
     if (this.settled) return false;
     this.settled = true;
     clearTimeout(this.timer);
     this.stream
-      .off('readable', this.onReadable)
+      .off('data', this.onData)
       .off('end', this.onEnd)
       .off('close', this.onEnd)
       .off('error', this.onError);
+    this.stream.pause();
+    if (rest.length > 0) this.stream.unshift(rest);
     return true;
   }
 }
