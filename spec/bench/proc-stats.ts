@@ -55,12 +55,16 @@ export function treeRssKiB(root: number): number {
   return processTree(root).reduce((sum, pid) => sum + rssKiB(pid), 0);
 }
 
-/** CPU time (user + system, in clock ticks) used so far by a process and its descendants. */
+/**
+ * CPU time (user + system, in clock ticks) used so far by a process and its descendants.
+ * A child that exited and was waited for leaves the tree, and its time moves to its
+ * parent's cutime/cstime: counted there, the sum never falls when Dante ends a child.
+ */
 export function treeCpuTicks(root: number): number {
   return processTree(root).reduce((sum, pid) => {
     const fields = statFields(pid);
-    // utime and stime are fields 14 and 15 of stat, 11 and 12 here.
-    return fields ? sum + Number(fields[11]) + Number(fields[12]) : sum;
+    // utime, stime, cutime and cstime are fields 14 to 17 of stat, 11 to 14 here.
+    return fields ? sum + Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) : sum;
   }, 0);
 }
 
