@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BusEvent, Endpoint, FlowAuth, FlowSource, RouteMode, TagProtocol } from '../../streams/contract.js';
 import type { WeirConfig } from '../config/schema.js';
 import { ALLOW, type HookVerdict } from '../hook/hook-messages.js';
+import { within } from '../engine/within.js';
 import { IpcHookClient } from '../hook/ipc-hook-client.js';
 import type { ProcessInfo, ProcessLookup } from '../process/process-lookup.js';
 import { peekHost } from '../sniff/peek-host.js';
@@ -143,11 +144,4 @@ export class PreRouting {
     }
     return uses;
   }
-}
-
-/** The promise's value, or null once `ms` have passed. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

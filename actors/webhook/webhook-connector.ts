@@ -1,4 +1,5 @@
 import type { Outbox, OutboxEntry } from '../contracts/outbox.js';
+import { within } from '../engine/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import { retryDelayMs } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
@@ -14,6 +15,8 @@ export interface ConnectorOptions {
   backoff: { baseMs: number; capMs: number };
   /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
   pollMs?: number;
+  /** How long a lease or a verdict's write is waited for before the loop goes on without it. @defaultValue 2000 */
+  storeWaitMs?: number;
 }
 
 /**
@@ -33,6 +36,8 @@ export class WebhookConnector {
    * takes them. Dropped on stop; closing the outbox makes those entries pending again.
    */
   private readonly unsettled: (() => Promise<void>)[] = [];
+  /** Entries a lease that outlived storeWaitMs handed out after all: delivered next. */
+  private readonly late: OutboxEntry[][] = [];
 
   constructor(
     private readonly outbox: Outbox,
@@ -62,7 +67,7 @@ export class WebhookConnector {
       for (const settle of this.unsettled.splice(0)) await this.settle(settle);
       let leased = false;
       while (!this.stopped && this.inFlight < this.opts.concurrency) {
-        const entries = await this.outbox.lease(this.opts.batchSize).catch(() => []);
+        const entries = this.late.shift() ?? (await this.lease());
         if (entries.length === 0) break;
         leased = true;
         const job = this.deliver(entries).finally(() => {
@@ -76,6 +81,26 @@ export class WebhookConnector {
       if (!leased || this.inFlight >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
     }
     await Promise.all(pending);
+  }
+
+  /**
+   * A lease, waited for at most storeWaitMs. A Redis command in flight when Redis dies
+   * waits for its return (BullMQ's worker connection retries it without limit), and
+   * meanwhile the spilled entries in the embedded store must still go out.
+   */
+  private async lease(): Promise<OutboxEntry[]> {
+    const leasing = this.outbox.lease(this.opts.batchSize).catch(() => []);
+    const entries = await within(leasing, this.storeWaitMs);
+    if (entries) return entries;
+    void leasing.then((late) => {
+      if (late.length > 0) this.late.push(late);
+      this.poke();
+    });
+    return [];
+  }
+
+  private get storeWaitMs(): number {
+    return this.opts.storeWaitMs ?? 2000;
   }
 
   private sleep(ms: number): Promise<void> {
@@ -111,12 +136,15 @@ export class WebhookConnector {
     }
   }
 
-  /** Records a verdict; one the store could not take for being unreachable is kept for the next round. */
+  /**
+   * Records a verdict; one the store could not take for being unreachable is kept for
+   * the next round. A write that hangs (see lease) frees the delivery slot after
+   * storeWaitMs and completes in the background; the entry stays leased meanwhile.
+   */
   private async settle(record: () => Promise<void>): Promise<void> {
-    try {
-      await record();
-    } catch (err) {
+    const recording = record().catch((err: unknown) => {
       if (err instanceof OutboxUnavailable) this.unsettled.push(record);
-    }
+    });
+    await within(recording, this.storeWaitMs);
   }
 }
