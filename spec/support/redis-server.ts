@@ -17,6 +17,8 @@ export interface RedisServer {
   kill9(): Promise<void>;
   /** Starts the server again on the same port and dir; resolves once PING answers. */
   restart(): Promise<void>;
+  /** CLIENT PAUSE: the server holds every client's commands unanswered for `ms`. */
+  pause(ms: number): Promise<void>;
   /** Stops the server and removes its dir. */
   close(): Promise<void>;
 }
@@ -73,6 +75,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     stop: () => signal('SIGTERM'),
     kill9: () => signal('SIGKILL'),
     restart: launch,
+    pause: async (ms) => {
+      const answer = await inline(port, `CLIENT PAUSE ${ms} ALL`);
+      if (!answer.startsWith('+OK')) throw new Error(`CLIENT PAUSE answered ${answer.trim()}`);
+    },
     close: async () => {
       await signal('SIGTERM');
       fs.rmSync(dir, { recursive: true, force: true });
@@ -90,20 +96,25 @@ async function waitForPong(port: number, proc: ChildProcess, timeoutMs: number):
 }
 
 /** One inline PING; true on +PONG (not on -LOADING while the AOF is being read). */
-function ping(port: number): Promise<boolean> {
+async function ping(port: number): Promise<boolean> {
+  return (await inline(port, 'PING')).startsWith('+PONG');
+}
+
+/** One inline command on a connection of its own: its first reply line, or '' on error or after 1 s. */
+function inline(port: number, command: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let answer = '';
-    const done = (ok: boolean): void => {
+    const done = (line: string): void => {
       socket.destroy();
-      resolve(ok);
+      resolve(line);
     };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.setTimeout(1000, () => done(''));
+    socket.once('error', () => done(''));
+    socket.once('connect', () => socket.write(`${command}\r\n`));
     socket.on('data', (d: Buffer) => {
       answer += d.toString();
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+      if (answer.includes('\r\n')) done(answer);
     });
   });
 }
