@@ -15,25 +15,31 @@ export async function handleMixed(env: InboundEnv, http: Server, socket: Socket)
   }
   socket.unshift(first);
   if (first[0] === SOCKS5_VERSION) await handleSocks5(env, socket);
-  else handleHttp(http, socket);
+  else {
+    handleHttp(http, socket);
+    // The HTTP server reads through 'data' listeners, which do not start a paused socket.
+    socket.resume();
+  }
 }
 
+/**
+ * The client's first chunk, taken in flowing mode ('readable' and read() cost two
+ * next-tick turns per chunk) and the socket paused right after, so nothing that follows
+ * flows past; the caller puts the chunk back. null when the client ends or stays silent.
+ */
 function firstChunk(socket: Socket, timeoutMs: number): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const settle = (chunk: Buffer | null): void => {
       clearTimeout(timer);
-      socket.off('readable', onReadable);
+      socket.pause();
+      socket.off('data', settle);
       socket.off('end', onEnd);
       socket.off('close', onEnd);
       resolve(chunk);
     };
-    const onReadable = (): void => {
-      const chunk = socket.read() as Buffer | null;
-      if (chunk) settle(chunk);
-    };
     const onEnd = (): void => settle(null);
     const timer = setTimeout(onEnd, timeoutMs);
-    socket.on('readable', onReadable);
+    socket.on('data', settle);
     socket.once('end', onEnd);
     socket.once('close', onEnd);
   });
