@@ -10,6 +10,6 @@ export interface FlowChange {
   kind: 'started' | 'routed' | 'traffic' | 'completed';
   record: FlowRecord;
   auth: FlowAuth;
-  /** The flow's JSON writer, kept by its actor across changes; without it events are serialized whole. */
+  /** The flow's JSON writer, kept by its actor across changes; without it the bus serializes the payload. */
   json?: FlowJson;
 }

@@ -29,13 +29,15 @@ export function proxyFixture(suite: Test, opts: ProxyFixtureOptions): () => Prom
   return fixture(
     suite,
     async () => {
-      // The origin listens first, so the ports picked next cannot be the one it gets.
+      const stateDir = tempDir();
+      const ports = await freePorts(opts.inbounds.length);
+      const inbounds = opts.inbounds.map((inbound, i) => ({ listen: '127.0.0.1', ...inbound, port: ports[i] }));
       const origin = await startOrigin();
-      const node = await startOnFreePorts(opts).catch(async (err: unknown) => {
+      const node = await startNode(e2eConfig({ ...opts, stateDir, inbounds }), opts.env ? { env: opts.env } : {}).catch(async (err: unknown) => {
         await origin.close();
         throw err;
       });
-      return { origin, node, events: eventsPath(node.stateDir), proxy: (tag) => `127.0.0.1:${node.ports[tag]}` };
+      return { origin, node, events: eventsPath(stateDir), proxy: (tag) => `127.0.0.1:${node.ports[tag]}` };
     },
     async ({ origin, node }) => {
       await node.stop();
@@ -44,21 +46,3 @@ export function proxyFixture(suite: Test, opts: ProxyFixtureOptions): () => Prom
   );
 }
 
-/**
- * Starts the node on ports that were free a moment ago. Between the pick and weir's bind
- * another socket can take one (the kernel hands out the same range for ephemeral ports);
- * weir then refuses to start with EADDRINUSE, and it is started again on fresh ports, in
- * a fresh state directory (the failed start may have written events), up to 3 times.
- */
-async function startOnFreePorts(opts: ProxyFixtureOptions): Promise<WeirNode> {
-  for (let attempt = 1; ; attempt++) {
-    const stateDir = tempDir();
-    const ports = await freePorts(opts.inbounds.length);
-    const inbounds = opts.inbounds.map((inbound, i) => ({ listen: '127.0.0.1', ...inbound, port: ports[i] }));
-    try {
-      return await startNode(e2eConfig({ ...opts, stateDir, inbounds }), opts.env ? { env: opts.env } : {});
-    } catch (err) {
-      if (attempt === 3 || !String((err as Error).message).includes('EADDRINUSE')) throw err;
-    }
-  }
-}
