@@ -20,6 +20,14 @@ function ephemeralStart(): number {
 
 const END = ephemeralStart();
 
+/**
+ * Every port this test process has handed out. The e2e fixtures of all spec files
+ * boot at once, so a port picked for one node and not yet bound by it is still free
+ * when another fixture probes it; two nodes were given the same port, and the second
+ * failed to start while the first one's listener answered for it (seen in CI).
+ */
+const handedOut = new Set<number>();
+
 function tryListen(port: number): Promise<net.Server | null> {
   return new Promise((resolve) => {
     const server = net.createServer();
@@ -33,11 +41,11 @@ export function randomPort(): number {
   return LOWEST + Math.floor(Math.random() * (END - LOWEST));
 }
 
-/** A candidate port that nothing listens on, held open until released. */
-async function holdFreePort(taken: ReadonlySet<number>, pick: () => number): Promise<net.Server> {
+/** A candidate port not handed out before that nothing listens on, held open until released. */
+async function holdFreePort(pick: () => number): Promise<net.Server> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = pick();
-    if (taken.has(port)) continue;
+    if (handedOut.has(port)) continue;
     const server = await tryListen(port);
     if (server) return server;
   }
@@ -57,18 +65,23 @@ export async function freePort(): Promise<number> {
   return port as number;
 }
 
-/** Several distinct free ports at once (held together, so they differ); `pick` proposes candidates. */
+/**
+ * Several free ports, each handed out once in this test process; `pick` proposes
+ * candidates.
+ */
 export async function freePorts(count: number, pick: () => number = randomPort): Promise<number[]> {
   const servers: net.Server[] = [];
-  const ports = new Set<number>();
+  const ports: number[] = [];
   try {
-    while (servers.length < count) {
-      const server = await holdFreePort(ports, pick);
+    while (ports.length < count) {
+      const server = await holdFreePort(pick);
       servers.push(server);
-      ports.add((server.address() as net.AddressInfo).port);
+      const port = (server.address() as net.AddressInfo).port;
+      handedOut.add(port);
+      ports.push(port);
     }
   } finally {
     await Promise.all(servers.map(release));
   }
-  return [...ports];
+  return ports;
 }

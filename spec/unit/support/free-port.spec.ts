@@ -24,12 +24,24 @@ test('ports are distinct, below the ephemeral range, and free to bind', async ()
   }
 });
 
-test('a candidate something listens on, or one already picked, is passed over', async () => {
-  const [busyPort, freeA, freeB] = await freePorts(3);
+/** Ports the kernel picks (above the range freePorts draws from), so none was handed out yet. */
+async function kernelPorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: count }, () => listenOn(0)));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+test('a candidate something listens on, or one handed out before, is passed over', async () => {
+  const [handed] = await freePorts(1);
+  const [busyPort, freeA, freeB, freeC] = await kernelPorts(4);
   const busy = await listenOn(busyPort as number);
   try {
-    const candidates = [busyPort, freeA, freeA, busyPort, freeB] as number[];
+    const candidates = [busyPort, handed, freeA, freeA, busyPort, handed, freeB] as number[];
     assert.equal(await freePorts(2, () => candidates.shift() as number), [freeA, freeB]);
+    // Handed out once per test process: a later call does not get them again.
+    const later = [freeA, freeB, freeC] as number[];
+    assert.equal(await freePorts(1, () => later.shift() as number), [freeC]);
   } finally {
     await new Promise((resolve) => busy.close(resolve));
   }
