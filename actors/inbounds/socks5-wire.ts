@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { SocketAddress, isIPv4, isIPv6 } from 'node:net';
 
 /** REP field of a SOCKS5 reply (RFC 1928 §6). */
@@ -86,19 +87,8 @@ function writeIpv4(host: string, out: Buffer, at: number): number {
 
 /** The 16 bytes of an IPv6 text address (already checked by isIPv6) at `at`, a zone id dropped; returns the offset after them. */
 function writeIpv6(host: string, out: Buffer, at: number): number {
-  const [head = '', tail] = host.split('%')[0]!.split('::');
-  const groups = (part: string): number[] =>
-    part === '' ? [] : part.split(':').flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [parseInt(g, 16)]));
-  const front = groups(head);
-  const back = tail === undefined ? [] : groups(tail);
-  const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
-  all.forEach((g, i) => out.writeUInt16BE(g, at + i * 2));
+  out.set(ipaddr.IPv6.parse(host).toByteArray(), at);
   return at + 16;
-}
-
-function ipv4Groups(dotted: string): number[] {
-  const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number);
-  return [(a << 8) | b, (c << 8) | d];
 }
 
 /** Header of a UDP datagram between client and relay (RFC 1928 §7): RSV RSV FRAG ATYP ADDR PORT; data follows. */

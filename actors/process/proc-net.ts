@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { isIPv4 } from 'node:net';
 import { plainIp } from '../net/plain-ip.js';
 
@@ -6,7 +7,7 @@ import { plainIp } from '../net/plain-ip.js';
  * (little-endian) byte order as 8 hex digits, then `:` and the port as 4 hex digits.
  */
 export function procAddress(ip: string, port: number, family: 4 | 6): string {
-  const bytes = family === 4 ? ipv4Bytes(ip) : ipv6Bytes(ip);
+  const bytes = (family === 4 ? ipaddr.IPv4 : ipaddr.IPv6).parse(ip).toByteArray();
   let hex = '';
   for (let i = 0; i < bytes.length; i += 4) {
     for (let j = 3; j >= 0; j--) hex += bytes[i + j]!.toString(16).padStart(2, '0');
@@ -74,21 +75,3 @@ export function scanProcLines(text: string, wanted: ReadonlySet<string>, found: 
   }
 }
 
-function ipv4Bytes(ip: string): number[] {
-  return ip.split('.').map(Number);
-}
-
-/** The 16 bytes of an IPv6 address (`::` and a dotted IPv4 tail allowed). */
-function ipv6Bytes(ip: string): number[] {
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip)?.[1];
-  let text = ip;
-  if (tail) {
-    const [a = 0, b = 0, c = 0, d = 0] = ipv4Bytes(tail);
-    text = `${ip.slice(0, -tail.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', rest] = text.split('::');
-  const words = (part: string): number[] => (part === '' ? [] : part.split(':').map((w) => parseInt(w, 16)));
-  const [h, t] = [words(head), rest === undefined ? [] : words(rest)];
-  const all = [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
-  return all.flatMap((w) => [w >> 8, w & 0xff]);
-}
