@@ -11,30 +11,26 @@ export interface Peeked {
 /**
  * Reads the client's first bytes until they name a host, show they never will, the
  * client ends, or `timeoutMs` passes (a protocol where the server speaks first).
- * Reads with 'readable'/read(), so nothing flows anywhere else meanwhile; the
- * socket is left paused for the relay to pipe.
+ * Reads 'data' chunks, as the SOCKS5 handshake does, and leaves the socket paused
+ * once settled: what arrives later waits for the relay, which resumes it.
  */
 export function peekHost(socket: Socket, timeoutMs: number): Promise<Peeked> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
     let bytes: Buffer = Buffer.alloc(0);
     const settle = (host: string | null): void => {
       clearTimeout(timer);
-      socket.off('readable', onReadable).off('end', onEnd).off('close', onEnd).off('error', onEnd);
+      socket.off('data', onData).off('end', onEnd).off('close', onEnd).off('error', onEnd);
+      socket.pause();
       resolve({ bytes, host });
     };
-    const onReadable = (): void => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) chunks.push(chunk);
-      if (chunks.length === 0) return;
-      bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      chunks.length = 0;
-      chunks.push(bytes);
+    const onData = (chunk: Buffer): void => {
+      bytes = bytes.length === 0 ? chunk : Buffer.concat([bytes, chunk]);
       const outcome = sniffHost(bytes);
       if (outcome.kind !== 'more') settle(outcome.kind === 'host' ? outcome.host : null);
     };
     const onEnd = (): void => settle(null);
     const timer = setTimeout(onEnd, timeoutMs);
-    socket.on('readable', onReadable).once('end', onEnd).once('close', onEnd).once('error', onEnd);
+    socket.on('data', onData).once('end', onEnd).once('close', onEnd).once('error', onEnd);
+    socket.resume();
   });
 }

@@ -51,7 +51,9 @@ test('leaves later bytes on the socket for the relay', async () => {
   assert.is(peeked.host, 'later.test');
   client.write('after');
   await sleep(30);
+  assert.is(server.isPaused(), true, 'paused until the relay resumes it');
   const rest = collect(server);
+  server.resume();
   await sleep(30);
   assert.is(rest().toString(), 'after');
   close();
