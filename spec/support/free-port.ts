@@ -41,19 +41,21 @@ export function randomPort(): number {
   return LOWEST + Math.floor(Math.random() * (END - LOWEST));
 }
 
-/** A candidate port not handed out before that nothing listens on, held open until released. */
-async function holdFreePort(pick: () => number): Promise<net.Server> {
+/** A candidate port not handed out before that nothing listens on now; it is handed out. */
+async function takeFreePort(pick: () => number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = pick();
     if (handedOut.has(port)) continue;
+    // Reserved before the first await, so a concurrent call cannot take it meanwhile.
+    handedOut.add(port);
     const server = await tryListen(port);
-    if (server) return server;
+    if (server) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+    handedOut.delete(port);
   }
   throw new Error(`no free loopback port found in ${LOWEST}-${END - 1}`);
-}
-
-function release(server: net.Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 /**
@@ -61,27 +63,12 @@ function release(server: net.Server): Promise<void> {
  * serves as a closed port for dial failures.
  */
 export async function freePort(): Promise<number> {
-  const [port] = await freePorts(1);
-  return port as number;
+  return takeFreePort(randomPort);
 }
 
-/**
- * Several free ports, each handed out once in this test process; `pick` proposes
- * candidates.
- */
+/** Several free ports, each handed out once in this test process; `pick` proposes candidates. */
 export async function freePorts(count: number, pick: () => number = randomPort): Promise<number[]> {
-  const servers: net.Server[] = [];
   const ports: number[] = [];
-  try {
-    while (ports.length < count) {
-      const server = await holdFreePort(pick);
-      servers.push(server);
-      const port = (server.address() as net.AddressInfo).port;
-      handedOut.add(port);
-      ports.push(port);
-    }
-  } finally {
-    await Promise.all(servers.map(release));
-  }
+  while (ports.length < count) ports.push(await takeFreePort(pick));
   return ports;
 }
