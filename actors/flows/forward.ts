@@ -11,5 +11,7 @@ export function forward(from: Socket, to: Socket): void {
     if (!to.write(chunk)) from.pause();
   });
   to.on('drain', () => from.resume());
-  from.once('end', () => to.end());
+  // A FIN that came while the flow opened (sniffing listens for it) has been read already.
+  if (from.readableEnded) to.end();
+  else from.once('end', () => to.end());
 }

@@ -7,6 +7,7 @@ import { curl } from '../support/curl.js';
 import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
+import { settlesBeforeFar } from '../support/far-bound.js';
 import { freePorts } from '../support/free-port.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { closedConnection, startOrigin } from '../support/origin.js';
@@ -166,35 +167,81 @@ test('sniffs a flow to a host name from its first relayed bytes, after routing',
   assert.equal(recordOf(flow.completed).target, { ...target, resolved_ip: '127.0.0.1', sniffed_host: 'seen.test' });
 });
 
+test('a client that half-closes while it is sniffed has its FIN passed on: the flow ends with the origin, not by idle timeout', async () => {
+  const { events, socks } = await setup();
+  // Answers only once the client's FIN reaches it.
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    socket.resume();
+    socket.on('end', () => socket.end('bye\n'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  try {
+    const known = knownFlows(events);
+    const { socket, reply } = await socks5Tunnel(socks, port);
+    assert.equal([...reply.subarray(0, 2)], [5, 0], 'SOCKS5 success, answered before the sniff');
+    const partial = 'GET / HTTP/1.1\r\nHost: ';
+    const answer: Buffer[] = [];
+    socket.on('data', (d: Buffer) => answer.push(d));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    // A head the sniffer waits on for more, then the client's FIN.
+    socket.end(partial);
+    await settlesBeforeFar(closed, "the tunnel's close").finally(() => socket.destroy());
+    assert.is(Buffer.concat(answer).toString(), 'bye\n', 'the origin saw the FIN and answered');
+    const flow = await nextFlow(events, known);
+    const target = { host: '127.0.0.1', port };
+    assertFlow(flow, { inbound: SOCKS, auth: NO_AUTH, target, route: FINAL_DIRECT, outbound: DIRECT, outcome: 'direct_relayed' });
+    const record = recordOf(flow.completed);
+    assert.is(record.result?.close_reason, null, 'an ordinary end, not idle_timeout');
+    assert.equal([record.traffic.bytes_up, record.traffic.bytes_down], [partial.length, 4]);
+  } finally {
+    server.close();
+  }
+});
+
 test('writes a sink file of valid envelopes with every flow complete', async () => {
   const { node, events } = await setup();
   await stopAndAudit(node, events);
 });
 
-/** A bare SOCKS5 client: no-auth greeting, CONNECT to 127.0.0.1:port, then waits for the server's first words. */
-function socks5Connect(proxy: string, port: number): Promise<{ reply: Buffer; greeting: string }> {
+/** A bare SOCKS5 client: no-auth greeting, CONNECT to 127.0.0.1:port; resolves with the open tunnel and its 10-byte reply. */
+function socks5Tunnel(proxy: string, port: number): Promise<{ socket: net.Socket; reply: Buffer; rest: Buffer }> {
   const [host = '', proxyPort = ''] = proxy.split(':');
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(proxyPort), host);
     let buffered = Buffer.alloc(0);
     let stage = 0;
     const timer = setTimeout(() => reject(new Error(`SOCKS5 exchange stuck at stage ${stage}`)), 5000);
-    socket.on('error', reject);
-    socket.on('data', (d: Buffer) => {
+    const onData = (d: Buffer): void => {
       buffered = Buffer.concat([buffered, d]);
       if (stage === 0 && buffered.length >= 2) {
         buffered = buffered.subarray(2);
         stage = 1;
         socket.write(Buffer.from([5, 1, 0, 1, 127, 0, 0, 1, port >> 8, port & 0xff]));
       }
-      if (stage === 1 && buffered.length >= 10 + 12) {
+      if (stage === 1 && buffered.length >= 10) {
         clearTimeout(timer);
-        socket.destroy();
-        resolve({ reply: buffered.subarray(0, 10), greeting: buffered.subarray(10).toString() });
+        socket.off('data', onData);
+        resolve({ socket, reply: buffered.subarray(0, 10), rest: buffered.subarray(10) });
       }
-    });
+    };
+    socket.on('error', reject);
+    socket.on('data', onData);
     socket.on('connect', () => socket.write(Buffer.from([5, 1, 0])));
   });
+}
+
+/** Through socks5Tunnel: waits for the server's first words (12 bytes), then hangs up. */
+async function socks5Connect(proxy: string, port: number): Promise<{ reply: Buffer; greeting: string }> {
+  const { socket, reply, rest } = await socks5Tunnel(proxy, port);
+  let greeting = rest;
+  while (greeting.length < 12) greeting = Buffer.concat([greeting, await once(socket, 'data')]);
+  socket.destroy();
+  return { reply, greeting: greeting.toString() };
+}
+
+function once(socket: net.Socket, event: 'data'): Promise<Buffer> {
+  return new Promise((resolve) => socket.once(event, resolve));
 }
 
 test.run();
