@@ -14,8 +14,16 @@ export interface TrafficMeter {
   read(): FlowTraffic;
 }
 
-/** Why the node itself ends a flow; `shutdown` keeps the outcome and sets no close_reason. */
+/**
+ * Why the node itself ends a flow. `shutdown` sets no close_reason: a relaying flow
+ * keeps its relayed outcome, an opening one is `cancelled`.
+ */
 export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
+
+/** Thrown by FlowActor.opening when the node ends a flow before it is established. */
+export class FlowCancelledError extends Error {
+  override readonly name = 'FlowCancelledError';
+}
 
 /**
  * The shell around one flow's pure logic. It owns the current FlowRecord, publishes
@@ -99,7 +107,39 @@ export class FlowActor {
     this.state$.complete();
   }
 
-  /** Asks the relay to end; the flow completes when its sockets have closed. */
+  /**
+   * Waits for one step of the opening (pre-routing, the dial) unless the node asks the
+   * flow to end first: then it rejects with FlowCancelledError at once, so a dial or
+   * hook that takes longer than the shutdown grace cannot outlive engine.stopped, and
+   * `discard` gets what the step yields later (a socket to close).
+   */
+  opening<T>(step: Promise<T>, discard: (late: T) => void = () => {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let cancelled = false;
+      const cancel = (): void => {
+        cancelled = true;
+        reject(new FlowCancelledError(`flow closed (${this.closeRequest}) while opening`));
+      };
+      step.then(
+        (value) => {
+          if (cancelled) discard(value);
+          else {
+            this.closer = null;
+            resolve(value);
+          }
+        },
+        (err: unknown) => {
+          if (cancelled) return;
+          this.closer = null;
+          reject(err);
+        },
+      );
+      if (this.closeRequest) cancel();
+      else this.closer = cancel;
+    });
+  }
+
+  /** Asks the flow to end: an opening step is cancelled, a relay torn down; it completes when its sockets have closed. */
   requestClose(reason: CloseRequest): void {
     if (this.completed) return;
     this.closeRequest ??= reason;

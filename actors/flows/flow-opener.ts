@@ -1,11 +1,11 @@
 import type { Socket } from 'node:net';
-import type { Endpoint, FlowAuth, FlowRoute, FlowSource, MatchedRule, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
+import type { Endpoint, FlowAuth, FlowResult, FlowRoute, FlowSource, MatchedRule, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
 import type { DialResult, Outbound } from '../contracts/outbound.js';
 import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
 import { ALLOW } from '../hook/hook-messages.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { routeContext, type RouteDecision, type Router } from '../router/router.js';
-import type { FlowActor } from './flow-actor.js';
+import { FlowCancelledError, type FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
 import { extend } from './revise.js';
@@ -64,18 +64,40 @@ const NOT_PRE_ROUTED: PreRouted = { answered: false, head: null, verdict: ALLOW 
  * otherwise the caller relays and completes it.
  */
 export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: ClientReply): Promise<OpenedFlow | null> {
-  const mode = env.router.mode.mode;
-  const actor = env.table.open({ network: 'tcp', inbound: req.inbound, source: req.source, target: req.target, mode, at: env.now() }, req.auth);
-  const answer = reply.succeeded && (() => reply.succeeded!(null));
-  const pre = env.preRouting ? await env.preRouting.run(actor, req, mode, answer) : NOT_PRE_ROUTED;
-  // A client already told the tunnel is open learns of a refusal by the connection closing.
-  const refuse: Omit<ClientReply, 'succeeded'> = pre.answered ? { blocked: () => req.client?.destroy(), failed: () => req.client?.destroy() } : reply;
-  if (pre.verdict.action === 'deny') {
-    refuse.blocked();
-    const route: FlowRoute = { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] };
-    actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
+  if (env.table.closed) {
+    reply.failed(new FlowFailureError('DIAL_FAILED', 'the node is stopping', req.target));
     return null;
   }
+  const mode = env.router.mode.mode;
+  const actor = env.table.open({ network: 'tcp', inbound: req.inbound, source: req.source, target: req.target, mode, at: env.now() }, req.auth);
+  let answered = false;
+  const answer =
+    reply.succeeded &&
+    (() => {
+      answered = true;
+      reply.succeeded!(null);
+    });
+  // A client already told the tunnel is open learns of a refusal by the connection closing.
+  const refuse = (): Omit<ClientReply, 'succeeded'> =>
+    answered ? { blocked: () => req.client?.destroy(), failed: () => req.client?.destroy() } : reply;
+  /** Completes a flow that ends before relaying; `failure` is what the client is told of a failed or cancelled one. */
+  const end = (result: FlowResult, route?: FlowRoute, failure = closedWhileOpening(req.target)): null => {
+    if (result.outcome === 'blocked') refuse().blocked();
+    else refuse().failed(failure);
+    actor.complete(env.now(), result, route);
+    return null;
+  };
+
+  let pre: PreRouted = NOT_PRE_ROUTED;
+  if (env.preRouting) {
+    try {
+      pre = await actor.opening(env.preRouting.run(actor, req, mode, answer));
+    } catch (err) {
+      if (err instanceof FlowCancelledError) return end(cancelled(actor));
+      throw err;
+    }
+  }
+  if (pre.verdict.action === 'deny') return end(BLOCKED, { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] });
   const decision: RouteDecision =
     pre.verdict.action === 'route'
       ? { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE }
@@ -91,26 +113,14 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
         );
   const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
   const route: FlowRoute = extend(decision, { action: 'route' as const, selection_chain });
-  if (outbound.kind === 'block') {
-    refuse.blocked();
-    actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
-    return null;
-  }
+  if (outbound.kind === 'block') return end(BLOCKED, route);
   let dial: DialResult;
   try {
-    dial = await outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs });
+    dial = await actor.opening(outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs }), (late) => late.socket.destroy());
   } catch (err) {
-    const failure = err instanceof FlowFailureError ? err : dialFailure(err, req.target);
-    refuse.failed(failure);
-    actor.complete(env.now(), { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route);
-    return null;
-  }
-  if (actor.closeRequest) {
-    // Closed (flows.close or shutdown) while the dial was in flight.
-    dial.socket.destroy();
-    refuse.failed(new FlowFailureError('DIAL_FAILED', 'flow closed before the outbound was established', req.target));
-    actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
-    return null;
+    if (err instanceof FlowCancelledError) return end(cancelled(actor), route);
+    const failure = dialFailure(err, req.target);
+    return end({ outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route, failure);
   }
   // What the client sent while it was sniffed goes first, ahead of the relay.
   if (pre.head) dial.socket.write(pre.head);
@@ -120,6 +130,18 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: dial.relay_chain },
     dial.resolved_ip,
   );
-  if (!pre.answered) reply.succeeded?.(dial.socket);
+  if (!answered) reply.succeeded?.(dial.socket);
   return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
+}
+
+const BLOCKED: FlowResult = { outcome: 'blocked', close_reason: null, failure: null };
+
+/** A flow the node closed (flows.close, shutdown) before it was established: it never carried anything. */
+function cancelled(actor: FlowActor): FlowResult {
+  return { outcome: 'cancelled', close_reason: actor.closeReason, failure: null };
+}
+
+/** What the client is told about a flow closed while opening: its connection failed. */
+function closedWhileOpening(target: Endpoint): FlowFailureError {
+  return new FlowFailureError('DIAL_FAILED', 'flow closed before the outbound was established', target);
 }

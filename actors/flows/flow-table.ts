@@ -18,6 +18,8 @@ export class FlowTable {
   private readonly opened = new Subject<FlowActor>();
   private counter = 0;
   private readonly drained = new Set<() => void>();
+  /** Set by closeAll: no flow opens after it, so closeAll's wait covers every flow there is. */
+  private closing = false;
   /**
    * The merge of every actor's state stream. A completed flow leaves the table before
    * its change is passed on, so a consumer never finds it among the active ones; the
@@ -43,6 +45,15 @@ export class FlowTable {
 
   get(flowId: string): FlowActor | undefined {
     return this.actors.get(flowId);
+  }
+
+  /**
+   * True once closeAll was called. A connection accepted before the listeners closed
+   * can finish its handshake later: it is refused without a flow, so no flow.started
+   * comes without its flow.completed before engine.stopped.
+   */
+  get closed(): boolean {
+    return this.closing;
   }
 
   get size(): number {
@@ -75,8 +86,9 @@ export class FlowTable {
     return true;
   }
 
-  /** Ends every flow and resolves once all have completed (or after `timeoutMs`). */
+  /** Ends every flow and resolves once all have completed (or after `timeoutMs`); no flow opens after this call. */
   async closeAll(reason: CloseRequest, timeoutMs: number): Promise<void> {
+    this.closing = true;
     if (this.actors.size === 0) return;
     const done = new Promise<void>((resolve) => this.drained.add(resolve));
     for (const actor of [...this.actors.values()]) actor.requestClose(reason);

@@ -41,12 +41,20 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   if (!auth) return respond(res, 407, PROXY_AUTHENTICATE);
   const client = req.socket;
   const base = clientMarks.get(client) ?? { rx: 0, tx: 0 };
+  // Listened for from the start: a client that gives up while the flow opens closes
+  // `res` before the relay below could see it, and its flow must still complete.
+  let clientGone = false;
+  res.once('close', () => (clientGone = true));
   const flow = await openTcpFlow(
     env.flows,
     { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client },
     { blocked: () => respond(res, 403), failed: (f) => respond(res, failureStatus(f)) },
   );
-  if (!flow) return;
+  if (!flow) {
+    // The refusal's bytes belong to no flow; the next request's counts start after them.
+    res.once('close', () => clientMarks.set(client, { rx: client.bytesRead, tx: client.bytesWritten }));
+    return;
+  }
   const upstream = flow.dial.socket;
   let remoteError: Error | null = null;
   let done = false;
@@ -61,6 +69,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     upstream.destroy();
     res.destroy();
   });
+  if (clientGone) return finish();
 
   const outgoing = request({
     createConnection: () => upstream,

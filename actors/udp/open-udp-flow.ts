@@ -1,7 +1,7 @@
 import type { Endpoint, FlowAuth, FlowSource, TagProtocol } from '../../streams/contract.js';
 import type { Outbound } from '../contracts/outbound.js';
-import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
-import type { FlowActor } from '../flows/flow-actor.js';
+import { dialFailure } from '../errors/flow-failure.js';
+import { FlowCancelledError, type FlowActor } from '../flows/flow-actor.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { openUdpUpstream } from './udp-outbound.js';
 import { routeUdp } from './udp-route.js';
@@ -27,6 +27,8 @@ export interface OpenedUdpFlow {
  * flow.routed. A blocked, failed or cancelled flow is completed here and yields null.
  */
 export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: UdpUpstreamEvents): Promise<OpenedUdpFlow | null> {
+  // The node is stopping: see FlowTable.closed.
+  if (env.table.closed) return null;
   const actor = env.table.open(
     { network: 'udp', inbound: req.inbound, source: req.source, target: req.target, mode: env.router.mode.mode, at: env.now() },
     req.auth,
@@ -38,17 +40,16 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
   }
   let upstream: UdpUpstream;
   try {
-    upstream = await openUdpUpstream(outbound, req.target, env.connectTimeoutMs, events);
+    upstream = await actor.opening(openUdpUpstream(outbound, req.target, env.connectTimeoutMs, events), (late) => late.close());
   } catch (err) {
+    if (err instanceof FlowCancelledError) {
+      // Closed (flows.close or shutdown) while the upstream was being set up.
+      actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
+      return null;
+    }
     env.udpStats.failed_association_attempts++;
-    const failure = err instanceof FlowFailureError ? err : dialFailure(err, req.target);
+    const failure = dialFailure(err, req.target);
     actor.complete(env.now(), { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route);
-    return null;
-  }
-  if (actor.closeRequest) {
-    // Closed (flows.close or shutdown) while the upstream was being set up.
-    upstream.close();
-    actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
     return null;
   }
   actor.routed(

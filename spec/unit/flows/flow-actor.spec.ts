@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { FlowJson } from '../../../streams/flow-json.js';
 import type { FlowTraffic } from '../../../streams/contract.js';
 import type { FlowChange } from '../../../streams/flow-change.js';
-import { FlowActor } from '../../../actors/flows/flow-actor.js';
+import { FlowActor, FlowCancelledError } from '../../../actors/flows/flow-actor.js';
 import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, meterOf, traffic } from './fixtures.js';
 
 function recorded(actor: FlowActor): { changes: FlowChange[]; completed: () => boolean } {
@@ -125,6 +125,58 @@ test('requestClose on a completed flow does nothing', () => {
   actor.requestClose('manual');
   assert.is(closes, 0);
   assert.is(actor.closeRequest, null);
+});
+
+/** A step of the opening the test settles by hand. */
+function pendingStep<T>(): { step: Promise<T>; settle(value: T): void } {
+  let settle!: (value: T) => void;
+  const step = new Promise<T>((resolve) => (settle = resolve));
+  return { step, settle };
+}
+
+test('opening yields what its step yields, and a later close goes to the relay, not to the finished step', async () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { step, settle } = pendingStep<string>();
+  const opened = actor.opening(step);
+  settle('socket');
+  assert.is(await opened, 'socket');
+  let closes = 0;
+  actor.attach(
+    meterOf(() => traffic(0, 0)),
+    () => closes++,
+  );
+  actor.requestClose('manual');
+  assert.is(closes, 1);
+});
+
+test('a close while a step of the opening is pending rejects at once; what the step yields later is discarded', async () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const { step, settle } = pendingStep<string>();
+  const discarded: string[] = [];
+  const opened = actor.opening(step, (late) => discarded.push(late));
+  actor.requestClose('shutdown');
+  const err = await opened.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  assert.instance(err, FlowCancelledError);
+  assert.equal(discarded, []);
+  settle('late socket');
+  await step;
+  assert.equal(discarded, ['late socket']);
+});
+
+test('a step that starts after the close was asked for is cancelled before it is awaited', async () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  actor.requestClose('manual');
+  const discarded: number[] = [];
+  const err = await actor.opening(Promise.resolve(7), (late) => discarded.push(late)).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  assert.instance(err, FlowCancelledError);
+  await Promise.resolve();
+  assert.equal(discarded, [7]);
 });
 
 test.run();

@@ -4,6 +4,7 @@ import type { FlowTraffic } from '../../../streams/contract.js';
 import type { FlowChange } from '../../../streams/flow-change.js';
 import type { FlowActor } from '../../../actors/flows/flow-actor.js';
 import { FlowTable } from '../../../actors/flows/flow-table.js';
+import { openTcpFlow, type FlowEnv } from '../../../actors/flows/flow-opener.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
 import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, meterOf, traffic } from './fixtures.js';
 
@@ -159,6 +160,24 @@ test('closeAll resolves at once on an empty table and after the timeout when a f
   assert.ok(Date.now() - started >= 25, 'not before the timeout');
   assert.is(t.size, 1);
   assert.is(hung.closeRequest, 'shutdown');
+});
+
+test('after closeAll the table is closed and the opener refuses a connection without a flow', async () => {
+  const { table: t, changes } = table();
+  assert.is(t.closed, false);
+  await t.closeAll('shutdown', FAR_MS);
+  assert.is(t.closed, true);
+  const refusals: string[] = [];
+  const env = { table: t } as unknown as FlowEnv;
+  const req = { inbound: { tag: 'socks-in', protocol: 'socks' }, auth: AUTH, target: { host: '127.0.0.1', port: 80 } };
+  const opened = await openTcpFlow(env, req, {
+    blocked: () => refusals.push('blocked'),
+    failed: (f) => refusals.push(f.message),
+  });
+  assert.is(opened, null);
+  assert.equal(refusals, ['the node is stopping']);
+  assert.equal(changes, [], 'no flow.started for a connection the stopping node refused');
+  assert.is(t.size, 0);
 });
 
 test.run();
