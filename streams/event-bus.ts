@@ -66,6 +66,15 @@ export class EventBus {
   }
 
   /**
+   * The sequences after `since` that were published but have left the ring, so replay
+   * cannot return them; null when the ring still holds every one.
+   */
+  lostAfter(since: number): { from_sequence: number; to_sequence: number } | null {
+    const held = this.ring.oldestSequence ?? this.seq + 1;
+    return held > since + 1 ? { from_sequence: since + 1, to_sequence: held - 1 } : null;
+  }
+
+  /**
    * replay's envelopes (source_id null) as UTF-8 views into the ring, not decoded: the
    * caller copies them out before the ring moves on (in the same tick).
    */

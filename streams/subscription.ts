@@ -12,19 +12,20 @@ export interface SubscriptionOptions {
 
 /**
  * One live subscription: replay after `since`, then the flow.snapshot baseline (when
- * the filter includes flow types), then live events after the watermark. The baseline
- * is read in one synchronous step and live events are listened to before it is
- * delivered, so the join has no gap and no duplicate, even when a consumer's own
+ * the filter includes flow types and `activeRecords` is given: sinks pass null, the
+ * contract keeps flow.snapshot out of them), then live events after the watermark.
+ * The baseline is read in one synchronous step and live events are listened to before
+ * it is delivered, so the join has no gap and no duplicate, even when a consumer's own
  * reaction to the baseline publishes: such events queue behind the baseline.
  */
 export function subscribeEvents(
   bus: EventBus,
-  activeRecords: () => FlowRecord[],
+  activeRecords: (() => FlowRecord[]) | null,
   opts: SubscriptionOptions,
 ): Observable<PublishedEvent> {
   return new Observable<PublishedEvent>((subscriber) => {
     const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
-    const snapshot = wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
+    const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
     const watermark = bus.lastSequence;
     let backlog: (() => void)[] | null = [];
     const live = bus.events$

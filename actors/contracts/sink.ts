@@ -21,8 +21,16 @@ export interface ConnectorState {
 export interface Sink {
   readonly tag: string;
   readonly type: string;
-  start(): Promise<void>;
-  /** Delivers or persists what it holds, then releases its resources. */
-  stop(): Promise<void>;
+  /**
+   * Starts taking the bus's events: live ones only, or with `since` first those after
+   * that bus sequence that the ring still holds (what it no longer holds counts as a
+   * replay gap), so a replacement goes on where its predecessor stopped.
+   */
+  start(since?: number): Promise<void>;
+  /**
+   * Stops taking events at once, delivers or persists everything it took, then
+   * releases its resources. Resolves with the bus sequence it took events through.
+   */
+  stop(): Promise<number>;
   state(): ConnectorState;
 }

@@ -153,14 +153,21 @@ export class ControlOps {
 
   /** config.apply: validates the body's sections all or nothing, persists them, applies them. */
   async applyConfig(body: unknown): Promise<ConfigApplied> {
+    this.refuseWhileStopping();
     return this.applyValidated(applyBody(this.runtimeCtx.configSource, body));
   }
 
   /** Reloads the config file (SIGHUP, `weir reload`): the hot sections take effect, others need a restart. */
   async reload(): Promise<ConfigApplied> {
+    this.refuseWhileStopping();
     const result = this.runtimeCtx.configSource.load();
     if (!result.ok) throw configInvalid(result.problems);
     return this.applyValidated(result.config);
+  }
+
+  /** Before anything is persisted: sinks an apply started after the engine's shutdown stopped them would run on. */
+  private refuseWhileStopping(): void {
+    if (this.engine.isStopping) throw new ControlError('UNAVAILABLE', 'the node is stopping; the config was not changed');
   }
 
   private async applyValidated(config: Parameters<Engine['applyConfig']>[0]): Promise<ConfigApplied> {

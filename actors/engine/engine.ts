@@ -5,6 +5,7 @@ import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
+import { swapSinks } from './swap-sinks.js';
 import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { FlowStats } from '../flows/flow-stats.js';
@@ -69,6 +70,8 @@ export class Engine {
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
+  /** The config applies, and at last the sinks' stop, in arrival order: each waits for the one before. */
+  private applying: Promise<unknown> = Promise.resolve();
   private readonly preRouting: PreRouting;
 
   private current: WeirConfig;
@@ -116,37 +119,42 @@ export class Engine {
   private sinkOf(c: SinkConfig): Sink {
     return buildSink(c, {
       nodeId: this.current.node.id,
-      events$: this.bus.events$,
+      bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
       publish: (e) => this.bus.publish(e),
     });
   }
 
+  /** True from the call of stop() on: config applies are refused then. */
+  get isStopping(): boolean {
+    return this.stopping !== null;
+  }
+
   /**
    * Applies a validated config's hot sections: sinks are added, replaced or removed by
    * tag, the route is reconfigured. A removed sink's backlog stays in its outbox;
-   * adding the same tag again resumes its delivery. Emits config.changed.
+   * adding the same tag again resumes its delivery. Emits config.changed. Applies run
+   * one at a time in arrival order, each from the sinks the one before left: two
+   * overlapping ones would otherwise both replace the same sink and leave one running.
    */
-  async applyConfig(next: WeirConfig): Promise<ConfigApplied> {
+  applyConfig(next: WeirConfig): Promise<ConfigApplied> {
+    return this.inTurn(() => this.apply(next));
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.applying.then(work);
+    this.applying = run.catch(() => undefined);
+    return run;
+  }
+
+  private async apply(next: WeirConfig): Promise<ConfigApplied> {
     const changes = sinkChanges(this.current.event_sinks, next.event_sinks);
-    const removedPending: Record<string, number> = {};
-    const leaving = new Set([...changes.removed, ...changes.replaced.map((c) => c.tag)]);
-    for (const sink of this.sinks.filter((s) => leaving.has(s.tag))) {
-      await sink.stop();
-      if (changes.removed.includes(sink.tag)) removedPending[sink.tag] = sink.state().pending;
-    }
-    const kept = this.sinks.filter((s) => !leaving.has(s.tag));
-    const started: Sink[] = [];
-    for (const c of [...changes.replaced, ...changes.added]) {
-      const sink = this.sinkOf(c);
-      await sink.start();
-      started.push(sink);
-    }
-    this.sinks = [...kept, ...started];
+    const { sinks, removedPending } = await swapSinks(this.sinks, changes, (c) => this.sinkOf(c));
+    this.sinks = sinks;
     const routeChanged = JSON.stringify(this.current.route) !== JSON.stringify(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
-    const changed =
-      routeChanged || leaving.size > 0 || changes.added.length > 0 || JSON.stringify(this.current.log) !== JSON.stringify(next.log);
+    const sinksChanged = changes.added.length + changes.replaced.length + changes.removed.length > 0;
+    const changed = routeChanged || sinksChanged || JSON.stringify(this.current.log) !== JSON.stringify(next.log);
     this.current = next;
     // Applying the same document again changes nothing and says nothing.
     if (changed) this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
@@ -210,7 +218,8 @@ export class Engine {
     const stoppedAt = this.now();
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
-    await Promise.all(this.sinks.map((s) => s.stop()));
+    // After an apply in progress, so the sinks it starts are stopped too.
+    await this.inTurn(() => Promise.all(this.sinks.map((s) => s.stop())));
     await this.stores?.close();
     this.bus.complete();
     this.opts.log.info({ reason }, 'engine stopped');

@@ -64,9 +64,10 @@ export class LmdbOutbox implements Outbox {
   ) {
     for (const { key, value } of db.getRange(range('r'))) this.retries.set(positionOf(key), value as RetryMark);
     // Past the last pending or dead position, so a replayed dead letter keeps its place.
+    // A range's end is exclusive, so the reverse scan ends below position 0, or an only
+    // entry at 0 would be missed and written over by the next append.
     for (const kind of ['p', 'd'] as const) {
-      const { start, end } = range(kind);
-      for (const key of db.getKeys({ start: end, end: start, reverse: true, limit: 1 })) {
+      for (const key of db.getKeys({ start: range(kind).end, end: [kind, -1], reverse: true, limit: 1 })) {
         this.nextPos = Math.max(this.nextPos, positionOf(key) + 1);
       }
     }

@@ -1,6 +1,5 @@
-import type { Observable } from 'rxjs';
 import type { BusEvent } from '../../streams/contract.js';
-import type { PublishedEvent } from '../../streams/published-event.js';
+import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
 import type { Outbox } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
@@ -9,7 +8,7 @@ import { JsonlSink } from './jsonl-sink.js';
 
 export interface SinkDeps {
   nodeId: string;
-  events$: Observable<PublishedEvent>;
+  bus: EventBus;
   openOutbox: (sink: string) => Promise<Outbox>;
   publish: (event: BusEvent) => void;
 }
@@ -18,7 +17,7 @@ export interface SinkDeps {
 export function buildSink(config: SinkConfig, deps: SinkDeps): Sink {
   switch (config.type) {
     case 'jsonl':
-      return new JsonlSink(config, deps.nodeId, deps.events$);
+      return new JsonlSink(config, deps.nodeId, deps.bus);
     case 'webhook':
       return new WebhookSink(config, deps);
   }

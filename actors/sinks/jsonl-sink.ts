@@ -1,6 +1,7 @@
-import type { Observable, Subscription } from 'rxjs';
-import type { PublishedEvent } from '../../streams/published-event.js';
-import { filterTypes, typeFilter } from '../../streams/type-filter.js';
+import type { Subscription } from 'rxjs';
+import type { EventBus } from '../../streams/event-bus.js';
+import { subscribeEvents } from '../../streams/subscription.js';
+import { typeFilter } from '../../streams/type-filter.js';
 import type { JsonlSinkConfig } from '../config/schema.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
@@ -13,11 +14,13 @@ export class JsonlSink implements Sink {
   readonly type = 'jsonl';
   private readonly writer: JsonlWriter;
   private subscription: Subscription | null = null;
+  /** Ranges that had left the replay ring when a `since` start came for them. */
+  private lostRanges = 0;
 
   constructor(
     private readonly config: JsonlSinkConfig,
     private readonly nodeId: string,
-    private readonly events$: Observable<PublishedEvent>,
+    private readonly bus: EventBus,
   ) {
     this.writer = new JsonlWriter({
       path: config.path,
@@ -31,17 +34,20 @@ export class JsonlSink implements Sink {
     return this.config.tag;
   }
 
-  async start(): Promise<void> {
+  async start(since?: number): Promise<void> {
     await this.writer.open();
     const nodeIdJson = JSON.stringify(this.nodeId);
-    this.subscription = this.events$
-      .pipe(filterTypes(typeFilter(this.config.events)))
+    if (since !== undefined && this.bus.lostAfter(since)) this.lostRanges++;
+    this.subscription = subscribeEvents(this.bus, null, { filter: typeFilter(this.config.events), since: since ?? null })
       .subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
   }
 
-  async stop(): Promise<void> {
+  /** Lines are queued as events arrive, so what was taken is all in the writer, which writes it before closing. */
+  async stop(): Promise<number> {
+    const through = this.bus.lastSequence;
     this.subscription?.unsubscribe();
     await this.writer.close();
+    return through;
   }
 
   state(): ConnectorState {
@@ -52,7 +58,7 @@ export class JsonlSink implements Sink {
       pending: s.pending,
       total_delivered: s.linesWritten,
       total_failed: 0,
-      replay_gaps: s.dropped > 0 ? 1 : 0,
+      replay_gaps: (s.dropped > 0 ? 1 : 0) + this.lostRanges,
       last_error: s.lastError,
       outbox_storage: { write_blocked: false },
     };

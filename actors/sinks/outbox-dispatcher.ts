@@ -1,14 +1,17 @@
-import type { Observable, Subscription } from 'rxjs';
+import { Subject, takeUntil } from 'rxjs';
 import type { BusEvent } from '../../streams/contract.js';
 import { coalesce } from '../../streams/coalesce.js';
+import type { EventBus } from '../../streams/event-bus.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
-import { filterTypes, typeFilter } from '../../streams/type-filter.js';
-import type { Outbox, OutboxAppend } from '../contracts/outbox.js';
+import { subscribeEvents } from '../../streams/subscription.js';
+import { typeFilter } from '../../streams/type-filter.js';
+import type { Outbox, OutboxAppend, ReplayGap } from '../contracts/outbox.js';
 
 export interface DispatcherOptions {
   sink: string;
   nodeId: string;
   events: readonly string[] | undefined;
+  bus: EventBus;
   outbox: Outbox;
   /** engine.warning goes here, once per episode of lost writes. */
   publish: (event: BusEvent) => void;
@@ -18,17 +21,22 @@ export interface DispatcherOptions {
   batchMs?: number;
 }
 
+type SequenceRange = Pick<ReplayGap, 'from_sequence' | 'to_sequence'>;
+
 /**
  * Takes one sink's filtered envelopes from the bus and appends them to its outbox in
- * order, one append at a time. What the outbox refuses (disk protection, store down)
- * or what overflows the bounded queue is recorded as a replay gap: one per contiguous
- * missed range, and one engine.warning per episode.
+ * order, one append at a time. What the outbox refuses (disk protection, store down),
+ * what overflows the bounded queue, or what left the replay ring before a `since`
+ * start could take it is recorded as a replay gap: one per contiguous missed range,
+ * and one engine.warning per episode.
  */
 export class OutboxDispatcher {
-  private subscription: Subscription | null = null;
+  private readonly stopping = new Subject<void>();
   private queue: OutboxAppend[][] = [];
   private queued = 0;
   private running: Promise<void> | null = null;
+  /** Gap records not written yet: stop waits for them, so the outbox is not closed under them. */
+  private gapWrites: Promise<unknown> = Promise.resolve();
   /** True while the last thing that happened to this sink's events was a miss. */
   private missing = false;
   private warned = false;
@@ -39,22 +47,32 @@ export class OutboxDispatcher {
     this.nodeIdJson = JSON.stringify(opts.nodeId);
   }
 
-  start(events$: Observable<PublishedEvent>): void {
-    this.subscription = events$
-      .pipe(filterTypes(typeFilter(this.opts.events)), coalesce(this.opts.batchMs ?? 10))
+  /** Takes live events; with `since`, first those after it that the ring still holds. */
+  start(since?: number): void {
+    const lost = since === undefined ? null : this.opts.bus.lostAfter(since);
+    if (lost) this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started');
+    subscribeEvents(this.opts.bus, null, { filter: typeFilter(this.opts.events), since: since ?? null })
+      .pipe(takeUntil(this.stopping), coalesce(this.opts.batchMs ?? 10))
       .subscribe((batch) => this.enqueue(batch));
   }
 
-  /** Stops taking events and waits until what was taken reached the outbox (or a gap). */
-  async stop(): Promise<void> {
-    this.subscription?.unsubscribe();
+  /**
+   * Stops taking events at once and waits until everything taken reached the outbox
+   * (or a gap). Resolves with the bus sequence it took events through.
+   */
+  async stop(): Promise<number> {
+    const through = this.opts.bus.lastSequence;
+    // Completing the stream, not unsubscribing it, makes coalesce hand over its open window.
+    this.stopping.next();
     while (this.running) await this.running;
+    await this.gapWrites;
+    return through;
   }
 
   private enqueue(batch: PublishedEvent[]): void {
     // Checked before serializing: an overflowing batch is only a gap, its bodies are never written.
     if (this.queued + batch.length > (this.opts.maxQueued ?? 100_000)) {
-      void this.miss(batch, 'the outbox queue is full');
+      this.noteMiss(rangeOf(batch), 'outbox_write_blocked', 'the outbox queue is full');
       return;
     }
     const entries = batch.map((e) => ({
@@ -75,16 +93,17 @@ export class OutboxDispatcher {
         this.missing = false;
         this.warned = false;
       } catch (err) {
-        await this.miss(entries, err instanceof Error ? err.message : String(err));
+        await this.miss(rangeOf(entries), 'outbox_write_blocked', err instanceof Error ? err.message : String(err));
       }
     }
     this.running = null;
   }
 
-  private async miss(entries: readonly { sequence: number }[], why: string): Promise<void> {
-    const first = entries[0];
-    const last = entries[entries.length - 1];
-    if (!first || !last) return;
+  private noteMiss(range: SequenceRange, code: string, why: string): void {
+    this.gapWrites = Promise.all([this.gapWrites, this.miss(range, code, why)]);
+  }
+
+  private async miss(range: SequenceRange, code: string, why: string): Promise<void> {
     const continuesLast = this.missing;
     this.missing = true;
     if (!this.warned) {
@@ -92,13 +111,16 @@ export class OutboxDispatcher {
       this.opts.publish({
         event_type: 'engine.warning',
         payload: {
-          code: 'outbox_write_blocked',
-          message: `sink "${this.opts.sink}": events from sequence ${first.sequence} were not kept (${why}); counted in replay_gaps`,
+          code,
+          message: `sink "${this.opts.sink}": events from sequence ${range.from_sequence} were not kept (${why}); counted in replay_gaps`,
         },
       });
     }
-    await this.opts.outbox
-      .recordGap({ from_sequence: first.sequence, to_sequence: last.sequence, at_unix_ms: Date.now() }, continuesLast)
-      .catch(() => undefined);
+    await this.opts.outbox.recordGap({ ...range, at_unix_ms: Date.now() }, continuesLast).catch(() => undefined);
   }
+}
+
+/** The sequences a batch spans; batches are never empty. */
+function rangeOf(entries: readonly { sequence: number }[]): SequenceRange {
+  return { from_sequence: entries[0]!.sequence, to_sequence: entries[entries.length - 1]!.sequence };
 }

@@ -1,9 +1,7 @@
-import type { Observable } from 'rxjs';
-import type { BusEvent } from '../../streams/contract.js';
-import type { PublishedEvent } from '../../streams/published-event.js';
 import type { WebhookSinkConfig } from '../config/schema.js';
 import type { Outbox, OutboxState } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
+import type { SinkDeps } from '../sinks/build-sinks.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import { WebhookConnector } from './webhook-connector.js';
 
@@ -25,19 +23,14 @@ export class WebhookSink implements Sink {
 
   constructor(
     private readonly config: WebhookSinkConfig,
-    private readonly deps: {
-      nodeId: string;
-      events$: Observable<PublishedEvent>;
-      openOutbox: (sink: string) => Promise<Outbox>;
-      publish: (event: BusEvent) => void;
-    },
+    private readonly deps: SinkDeps,
   ) {}
 
   get tag(): string {
     return this.config.tag;
   }
 
-  async start(): Promise<void> {
+  async start(since?: number): Promise<void> {
     const c = this.config;
     const outbox = await this.deps.openOutbox(c.tag);
     this.outbox = outbox;
@@ -45,6 +38,7 @@ export class WebhookSink implements Sink {
       sink: c.tag,
       nodeId: this.deps.nodeId,
       events: c.events,
+      bus: this.deps.bus,
       outbox,
       publish: this.deps.publish,
     });
@@ -55,7 +49,7 @@ export class WebhookSink implements Sink {
       retryForS: c.retry_for_s,
       backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
     });
-    this.dispatcher.start(this.deps.events$);
+    this.dispatcher.start(since);
     this.connector.start();
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), STATE_REFRESH_MS);
@@ -63,12 +57,14 @@ export class WebhookSink implements Sink {
   }
 
   /** Everything taken from the bus reaches the outbox; what is undelivered stays there for the next start. */
-  async stop(): Promise<void> {
+  async stop(): Promise<number> {
     if (this.timer) clearInterval(this.timer);
-    await this.dispatcher?.stop();
+    // One that never started has nothing to hand over: its replacement starts with live events.
+    const through = this.dispatcher ? await this.dispatcher.stop() : this.deps.bus.lastSequence;
     await this.connector?.stop();
     await this.refresh();
     await this.outbox?.close();
+    return through;
   }
 
   state(): ConnectorState {

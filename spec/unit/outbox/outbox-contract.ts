@@ -196,6 +196,17 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
   );
 
   test(
+    'an append after a reopen keeps the first entry ever appended, when it is the only one pending',
+    withOutbox(async (ob, reopen) => {
+      await ob.append(entries(1, 1));
+      const next = await reopen();
+      await next.append(entries(2, 2));
+      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-2']);
+      assert.is((await next.state()).pending, 2);
+    }),
+  );
+
+  test(
     'counters, dead letters and gaps survive a reopen',
     withOutbox(async (ob, reopen) => {
       await ob.append(entries(1, 4));

@@ -118,6 +118,16 @@ test('replay serves only what the ring still holds', () => {
   );
 });
 
+test('lostAfter names the sequences after since that left the ring, and null while it holds them all', () => {
+  const b = bus(3);
+  assert.is(b.lostAfter(0), null, 'nothing published');
+  publishTypes(b, ['stats.sampled', 'stats.sampled', 'stats.sampled', 'stats.sampled', 'stats.sampled']);
+  assert.equal(b.lostAfter(0), { from_sequence: 1, to_sequence: 2 });
+  assert.equal(b.lostAfter(1), { from_sequence: 2, to_sequence: 2 });
+  assert.is(b.lostAfter(2), null);
+  assert.is(b.lostAfter(5), null);
+});
+
 test('a snapshot is an envelope at the watermark that is neither published nor kept', () => {
   const b = bus();
   publishTypes(b, ['engine.started', 'flow.started']);

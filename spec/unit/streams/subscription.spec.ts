@@ -72,6 +72,15 @@ test('no snapshot when the whitelist has no flow types', () => {
   assert.equal(summary(got), ['1 engine.started', '3 stats.sampled']);
 });
 
+test('no snapshot without active records (a sink), whatever the filter', () => {
+  const { bus } = setup();
+  publish(bus, 'flow.started');
+  const got: PublishedEvent[] = [];
+  subscribeEvents(bus, null, { filter: null, since: 0 }).subscribe((e) => got.push(e));
+  publish(bus, 'flow.completed');
+  assert.equal(summary(got), ['1 flow.started', '2 flow.completed']);
+});
+
 test('a snapshot for *, an empty list and null', () => {
   for (const filter of [typeFilter(['*']), typeFilter([]), null]) {
     const { bus, active } = setup();

@@ -1,0 +1,103 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Outbox } from '../../../actors/contracts/outbox.js';
+import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { OutboxDispatcher } from '../../../actors/sinks/outbox-dispatcher.js';
+import type { BusEvent, EventType } from '../../../streams/contract.js';
+import { EventBus } from '../../../streams/event-bus.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { ROOMY } from '../outbox/outbox-contract.js';
+
+interface Rig {
+  bus: EventBus;
+  outbox: Outbox;
+  warnings: BusEvent[];
+  dispatcher(): OutboxDispatcher;
+  /** The sequences the outbox holds, oldest append first. */
+  held(): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** A real bus and a real embedded outbox for the sink `billing` of flow.completed. */
+async function rig(ringCapacity = 1024): Promise<Rig> {
+  const bus = new EventBus({ ringCapacity, ringMaxBytes: 1 << 20 });
+  const store = new LmdbOutboxStore({ stateDir: tempDir('weir-dispatcher-'), limits: ROOMY });
+  const outbox = await store.open('billing');
+  const warnings: BusEvent[] = [];
+  return {
+    bus,
+    outbox,
+    warnings,
+    // A window far longer than any test step: only stop() can hand it over.
+    dispatcher: () =>
+      new OutboxDispatcher({ sink: 'billing', nodeId: 'n1', events: ['flow.completed'], bus, outbox, publish: (e) => warnings.push(e), batchMs: 60_000 }),
+    held: async () => (await outbox.lease(10_000)).map((e) => e.sequence),
+    close: () => store.close(),
+  };
+}
+
+function publish(bus: EventBus, types: EventType[]): void {
+  for (const event_type of types) bus.publish({ event_type, payload: {} });
+}
+
+test('stop hands the open batch window to the outbox and says which sequence it took events through', async () => {
+  const r = await rig();
+  try {
+    const d = r.dispatcher();
+    d.start();
+    publish(r.bus, ['flow.completed', 'stats.sampled', 'flow.completed', 'engine.stopped']);
+    assert.is(await d.stop(), 4);
+    assert.equal(await r.held(), [1, 3]);
+  } finally {
+    await r.close();
+  }
+});
+
+test('takes nothing after stop()', async () => {
+  const r = await rig();
+  try {
+    const d = r.dispatcher();
+    d.start();
+    publish(r.bus, ['flow.completed']);
+    const stopping = d.stop();
+    publish(r.bus, ['flow.completed']);
+    assert.is(await stopping, 1);
+    assert.equal(await r.held(), [1]);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a start after `since` takes the events published since from the ring, then live ones', async () => {
+  const r = await rig();
+  try {
+    publish(r.bus, ['flow.completed', 'flow.completed', 'stats.sampled', 'flow.completed']);
+    const d = r.dispatcher();
+    d.start(1);
+    publish(r.bus, ['flow.completed']);
+    await d.stop();
+    assert.equal(await r.held(), [2, 4, 5]);
+    assert.is((await r.outbox.state()).replay_gaps, 0);
+  } finally {
+    await r.close();
+  }
+});
+
+test('what left the ring before a `since` start is one replay gap with one warning', async () => {
+  const r = await rig(4);
+  try {
+    publish(r.bus, Array<EventType>(10).fill('flow.completed'));
+    const d = r.dispatcher();
+    d.start(2);
+    await d.stop();
+    assert.equal(await r.held(), [7, 8, 9, 10]);
+    const state = await r.outbox.state();
+    assert.is(state.replay_gaps, 1);
+    assert.equal(state.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[3, 6]]);
+    assert.equal(r.warnings.map((w) => (w.payload as { code: string }).code), ['replay_ring_overrun']);
+  } finally {
+    await r.close();
+  }
+});
+
+test.run();
