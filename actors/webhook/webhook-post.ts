@@ -1,4 +1,5 @@
 import { verdictForError, verdictForStatus, type DeliveryVerdict } from './delivery-verdict.js';
+import { webhookIdOf } from './batch-id.js';
 import { webhookHeaders } from './webhook-signature.js';
 
 export interface WebhookTarget {
@@ -10,8 +11,7 @@ export interface WebhookTarget {
 
 /**
  * One delivery attempt: POST the body with the Standard Webhooks headers. A batch
- * body is a JSON array of envelopes and its webhook-id names the first event and the
- * count. A failed batch's entries are retried one by one on their own schedule, so
+ * body is a JSON array of envelopes; webhookIdOf names it. A failed batch's entries are retried one by one on their own schedule, so
  * receivers dedupe on each envelope's event_id.
  */
 export async function postWebhook(
@@ -23,7 +23,7 @@ export async function postWebhook(
   if (!first) return { kind: 'ack' };
   const single = entries.length === 1;
   const body = single ? first.body : `[${entries.map((e) => e.body).join(',')}]`;
-  const id = single ? first.id : `${first.id}+${entries.length - 1}`;
+  const id = webhookIdOf(entries.map((e) => e.id));
   try {
     const res = await fetch(target.url, {
       method: 'POST',

@@ -9,7 +9,7 @@ export function sourcePortOf(envelope: object): number {
 
 /**
  * Every request the receiver took is a signed Standard Webhooks POST: valid signature,
- * fresh timestamp, webhook-id = event_id (a batch: `<first event_id>+<n-1>`), and each
+ * fresh timestamp, webhook-id = event_id (a batch: `<first event_id>+<n-1>.<digest>`), and each
  * envelope is a node.event.v1 of this node (source_id = node id).
  */
 export function assertWellFormed(requests: readonly ReceivedRequest[], nodeId: string): void {
@@ -22,8 +22,9 @@ export function assertWellFormed(requests: readonly ReceivedRequest[], nodeId: s
     assert.ok(r.timestampS * 1000 <= r.at + 1000 && r.timestampS > 1_700_000_000, `webhook-timestamp ${r.timestampS} is a send time in seconds`);
     const parsed = JSON.parse(r.body) as Record<string, unknown> | Record<string, unknown>[];
     const envelopes = Array.isArray(parsed) ? parsed : [parsed];
-    const expectedId = Array.isArray(parsed) ? `${String(parsed[0]!['event_id'])}+${parsed.length - 1}` : String(parsed['event_id']);
-    assert.is(r.webhookId, expectedId);
+    const first = String(envelopes[0]!['event_id']);
+    if (Array.isArray(parsed)) assert.match(r.webhookId, new RegExp(`^${first}\\+${parsed.length - 1}\\.[0-9a-f]{16}$`));
+    else assert.is(r.webhookId, first);
     for (const e of envelopes) {
       assert.is(e['schema_id'], 'node.event.v1');
       assert.is(e['source_id'], nodeId);

@@ -97,7 +97,7 @@ test('retry_for_s gives up on an event that keeps failing; a replay opens a new 
   }
 });
 
-test('batch_size sends a JSON array whose webhook-id is <first event_id>+<n-1>', async () => {
+test('batch_size sends a JSON array whose webhook-id is <first event_id>+<n-1>.<digest>', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   // Slow answers keep the one connection busy while the next events queue up behind it.
   receiver.respond(() => ({ status: 200, delayMs: 400 }));
