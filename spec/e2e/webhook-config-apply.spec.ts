@@ -8,7 +8,7 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type HookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, type HookNode, stopAll } from './webhook-node.js';
 
 function delivered(receiver: WebhookReceiver, port: number, timeoutMs = 10_000): Promise<unknown> {
   return waitFor(
@@ -92,9 +92,7 @@ test('config.apply registers a Webhook sink idempotently, refuses bad bodies who
     logs.push(hn.node.stdout(), hn.node.stderr(), fs.readFileSync(hn.events, 'utf8'));
     for (const text of [...hn.bodies, ...logs]) assert.not.ok(text.includes(HOOK_TOKEN), 'the token is never shown');
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 

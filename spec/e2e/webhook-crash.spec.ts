@@ -6,7 +6,7 @@ import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type SinkView } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, type SinkView, stopAll } from './webhook-node.js';
 
 const FLOWS = 16;
 
@@ -19,14 +19,7 @@ test('kill -9 mid-delivery loses nothing the outbox committed: after a restart e
   try {
     const ports = await hn.curlFlows(FLOWS);
     // Committed: the outbox holds (or has delivered) the flow.completed of every curl.
-    const before = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s && s.pending + s.total_delivered === FLOWS ? s : undefined;
-      },
-      10_000,
-      'every flow.completed in the outbox',
-    );
+    const before = await hn.sinkWhen((s) => s.pending + s.total_delivered === FLOWS, 'every flow.completed in the outbox');
     assert.ok(before.pending > 0, `a backlog at the kill (${before.pending} pending)`);
     await waitFor(() => receiver.inFlight() > 0, 5000, 'a delivery in flight');
     await hn.node.kill9();
@@ -42,14 +35,7 @@ test('kill -9 mid-delivery loses nothing the outbox committed: after a restart e
 
     receiver.respond(() => ({ status: 200 }));
     await hn.restart();
-    const after = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.pending === 0 && completedById(receiver.acknowledged()).size === FLOWS ? s : undefined;
-      },
-      15_000,
-      'every flow.completed delivered after the restart',
-    );
+    const after = await hn.sinkWhen((s) => s.pending === 0 && completedById(receiver.acknowledged()).size === FLOWS, 'every flow.completed delivered after the restart', { timeoutMs: 15_000 });
     const completed = completedById(receiver.acknowledged());
     assert.equal([...completed.values()].map(sourcePortOf).sort(), [...ports].sort(), 'one flow.completed per curl');
     // A redelivery is the same event again, not a rebuilt one.
@@ -61,9 +47,7 @@ test('kill -9 mid-delivery loses nothing the outbox committed: after a restart e
     assert.is(after.dead_letters, 0);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 

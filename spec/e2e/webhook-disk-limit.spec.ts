@@ -3,10 +3,9 @@ import * as assert from 'uvu/assert';
 import { readJsonl, ofType, waitForEvents } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 /** Room for a few flow.completed envelopes (about 2 KB each), not for ten. */
 const MAX_BYTES = 6000;
@@ -19,14 +18,7 @@ test('a full outbox blocks writes, proxying goes on, the missed range is one rep
   const hn = await startHookNode({ origin, hook: { url: receiver.url() }, outbox: { max_bytes: MAX_BYTES } });
   try {
     await hn.curlFlows(6, 1);
-    const blocked = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.outbox_storage.write_blocked && s.replay_gaps === 1 ? s : undefined;
-      },
-      10_000,
-      'write_blocked and a replay gap',
-    );
+    const blocked = await hn.sinkWhen((s) => s.outbox_storage.write_blocked && s.replay_gaps === 1, 'write_blocked and a replay gap');
     assert.is(blocked.outbox_storage.write_blocked_reason, 'max_bytes');
     const kept = blocked.pending;
     assert.ok(kept >= 1 && kept < 6, `${kept} of 6 kept`);
@@ -36,14 +28,7 @@ test('a full outbox blocks writes, proxying goes on, the missed range is one rep
     await hn.curlFlows(2, 1);
     const events = await waitForEvents(hn.events, (es) => ofType(es, 'flow.completed').length === 8, 5000, 'eight flow.completed');
     const sequences = ofType(events, 'flow.completed').map((e) => e.sequence);
-    const gapsNow = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.gaps?.[0]?.to_sequence === sequences[7] ? s : undefined;
-      },
-      5000,
-      'the gap to cover the last flow.completed',
-    );
+    const gapsNow = await hn.sinkWhen((s) => s.gaps?.[0]?.to_sequence === sequences[7], 'the gap to cover the last flow.completed', { timeoutMs: 5000 });
     assert.is(gapsNow.replay_gaps, 1, 'one contiguous missed range is one gap');
     assert.is(gapsNow.gaps!.length, 1);
     const gap = gapsNow.gaps![0]!;
@@ -54,35 +39,19 @@ test('a full outbox blocks writes, proxying goes on, the missed range is one rep
     assert.match(String(warnings[0]!.payload['message']), /sink "hook"/);
 
     await receiver.start();
-    const drained = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.pending === 0 && !s.outbox_storage.write_blocked ? s : undefined;
-      },
-      15_000,
-      'the drain to unblock writes',
-    );
+    const drained = await hn.sinkWhen((s) => s.pending === 0 && !s.outbox_storage.write_blocked, 'the drain to unblock writes', { timeoutMs: 15_000 });
     assert.equal([drained.total_delivered, drained.replay_gaps, drained.gaps], [kept, 1, [gap]], 'the drain never clears replay_gaps');
     const firstKept = ofType(events, 'flow.completed').slice(0, kept).map((e) => e.event_id);
     assert.equal([...completedById(receiver.acknowledged()).keys()].sort(), firstKept.sort(), 'the kept events, and only those');
 
     // Writes resume by themselves: the next event is kept and delivered.
     await hn.curlFlow();
-    const resumed = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.total_delivered === kept + 1 ? s : undefined;
-      },
-      10_000,
-      'a delivery after the block',
-    );
+    const resumed = await hn.sinkWhen((s) => s.total_delivered === kept + 1, 'a delivery after the block');
     assert.equal([resumed.replay_gaps, resumed.outbox_storage.write_blocked], [1, false]);
     assert.is(ofType(readJsonl(hn.events), 'engine.warning').length, 1, 'no new warning without a new miss');
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 

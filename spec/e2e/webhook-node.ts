@@ -43,6 +43,8 @@ export interface HookNode {
   bodies: string[];
   api(path: string, init?: { method?: string; body?: unknown }): Promise<ApiReply>;
   sink(tag?: string): Promise<SinkView | undefined>;
+  /** Polls the sink `tag` (default `hook`) until `ready` holds, and returns that view. */
+  sinkWhen(ready: (s: SinkView) => boolean, what: string, opts?: { tag?: string; timeoutMs?: number }): Promise<SinkView>;
   /** One curl through the SOCKS5 inbound to the origin; resolves with curl's local port (the flow's source port). */
   curlFlow(): Promise<number>;
   /** `count` curls, `parallel` at a time; the local ports in completion order. */
@@ -117,6 +119,12 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
       assert.is(res.status, 200, res.text);
       return (res.json.sinks as SinkView[]).find((s) => s.tag === tag);
     },
+    sinkWhen(ready, what, { tag = 'hook', timeoutMs = 10_000 } = {}) {
+      return waitFor(async () => {
+        const s = await hookNode.sink(tag);
+        return s && ready(s) ? s : undefined;
+      }, timeoutMs, what);
+    },
     curlFlow,
     async curlFlows(count, parallel = 4) {
       const ports: number[] = [];
@@ -135,4 +143,13 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     },
   };
   return hookNode;
+}
+
+/**
+ * The end of a Webhook spec, whatever it did: the node is stopped first (so nothing
+ * is sent to a receiver that is gone), then each other part in the order given.
+ */
+export async function stopAll(hn: HookNode, ...parts: { close(): Promise<unknown> }[]): Promise<void> {
+  await hn.node.stop();
+  for (const part of parts) await part.close();
 }

@@ -3,11 +3,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 test('a receiver down for a while gets the whole backlog when it is back; failed attempts are counted; the state reads offline', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
@@ -15,19 +14,12 @@ test('a receiver down for a while gets the whole backlog when it is back; failed
   const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
   try {
     const ports = await hn.curlFlows(2);
-    await waitFor(async () => (await hn.sink())?.total_delivered === 2, 10_000, 'the first two deliveries');
+    await hn.sinkWhen((s) => s.total_delivered === 2, 'the first two deliveries');
 
     await receiver.stop();
     ports.push(...(await hn.curlFlows(8)));
     // Each of the 8 is tried at once and refused; only then is the receiver "down for a while".
-    const down = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s && s.pending === 8 && s.total_failed >= 8 ? s : undefined;
-      },
-      10_000,
-      'a failed attempt of every backlog entry',
-    );
+    const down = await hn.sinkWhen((s) => s.pending === 8 && s.total_failed >= 8, 'a failed attempt of every backlog entry');
     assert.match(down.last_error!.message, /^network error/);
     assert.ok(down.oldest_pending_age_ms! > 0, 'the backlog has an age');
     assert.is(down.total_delivered, 2);
@@ -36,14 +28,7 @@ test('a receiver down for a while gets the whole backlog when it is back; failed
     assert.ok(failedWhileDown >= down.total_failed);
 
     await receiver.start();
-    const drained = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s && s.pending === 0 && s.total_delivered === 10 ? s : undefined;
-      },
-      15_000,
-      'the backlog to drain',
-    );
+    const drained = await hn.sinkWhen((s) => s.pending === 0 && s.total_delivered === 10, 'the backlog to drain', { timeoutMs: 15_000 });
     const answeredOk = receiver.requests().filter((r) => r.status === 200).length;
     assert.is(drained.total_delivered, answeredOk, 'total_delivered counts each acknowledged request');
     assert.ok(drained.total_failed >= failedWhileDown, 'total_failed never goes back');
@@ -63,9 +48,7 @@ test('a receiver down for a while gets the whole backlog when it is back; failed
     assert.equal([drained.pending, drained.total_delivered], [0, 10]);
     for (const text of [...hn.bodies, offline.stdout, hn.node.stdout(), hn.node.stderr()]) assert.not.ok(text.includes(HOOK_TOKEN), 'no token');
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 

@@ -7,7 +7,7 @@ import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 test('Redis killed mid-stream and restarted: every curl’s flow.completed is delivered', async () => {
   const redis = await startRedisServer();
@@ -18,14 +18,7 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), concurrency: 1 } });
   try {
     const ports = await hn.curlFlows(8);
-    const queued = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s && s.pending + s.total_delivered === 8 ? s : undefined;
-      },
-      10_000,
-      'the first eight in the Redis outbox',
-    );
+    const queued = await hn.sinkWhen((s) => s.pending + s.total_delivered === 8, 'the first eight in the Redis outbox');
     assert.is(queued.outbox_storage.store, 'redis');
     assert.ok(queued.pending > 0, 'a backlog in Redis');
     // One delivery is in flight. Redis holds commands unanswered while the delivery ends,
@@ -59,23 +52,13 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
     await waitFor(async () => ((await hn.sink())?.total_delivered ?? 0) >= whileDown.length, 5000, 'the outage deliveries counted');
 
     await redis.restart();
-    const after = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.pending === 0 && completedById(receiver.acknowledged()).size === 16 ? s : undefined;
-      },
-      20_000,
-      'every flow.completed delivered and nothing pending once Redis is back',
-    );
+    const after = await hn.sinkWhen((s) => s.pending === 0 && completedById(receiver.acknowledged()).size === 16, 'every flow.completed delivered and nothing pending once Redis is back', { timeoutMs: 20_000 });
     const completed = completedById(receiver.acknowledged());
     assert.equal([...completed.values()].map(sourcePortOf).sort(), [...ports].sort(), 'one flow.completed per curl');
     assert.equal([after.replay_gaps, after.dead_letters, after.outbox_storage.write_blocked], [0, 0, false]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
-    await redis.close();
+    await stopAll(hn, receiver, origin, redis);
   }
 });
 
@@ -87,35 +70,18 @@ test('kill -9 of a node on Redis mid-delivery: after a restart its leased and qu
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() } });
   try {
     const ports = await hn.curlFlows(12);
-    await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s && s.pending + s.total_delivered === 12 && s.pending > 0;
-      },
-      10_000,
-      'a backlog of the twelve in Redis',
-    );
+    await hn.sinkWhen((s) => s.pending + s.total_delivered === 12 && s.pending > 0, 'a backlog of the twelve in Redis');
     await waitFor(() => receiver.inFlight() > 0, 5000, 'a delivery in flight');
     await hn.node.kill9();
 
     receiver.respond(() => ({ status: 200 }));
     await hn.restart();
-    const after = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.pending === 0 && completedById(receiver.acknowledged()).size === 12 ? s : undefined;
-      },
-      15_000,
-      'every flow.completed delivered after the restart',
-    );
+    const after = await hn.sinkWhen((s) => s.pending === 0 && completedById(receiver.acknowledged()).size === 12, 'every flow.completed delivered after the restart', { timeoutMs: 15_000 });
     assert.equal([...completedById(receiver.acknowledged()).values()].map(sourcePortOf).sort(), [...ports].sort());
     assert.equal([after.outbox_storage.store, after.dead_letters], ['redis', 0]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
-    await redis.close();
+    await stopAll(hn, receiver, origin, redis);
   }
 });
 

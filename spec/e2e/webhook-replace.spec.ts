@@ -8,7 +8,7 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type ApiReply, type HookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, type ApiReply, type HookNode, stopAll } from './webhook-node.js';
 
 /** The sink `hook` as an upsert: startHookNode's fields, with an answer wait long enough to hold a replacement. */
 function hookSink(receiver: WebhookReceiver, batchSize: number): Record<string, unknown> {
@@ -46,9 +46,7 @@ async function heldNode(): Promise<{ hn: HookNode; receiver: WebhookReceiver; re
       await receiver.start();
     },
     async close() {
-      await hn.node.stop();
-      await receiver.close();
-      await origin.close();
+      await stopAll(hn, receiver, origin);
     },
   };
 }
@@ -95,10 +93,7 @@ test('a replaced sink gets every event published while its old instance finished
     assert.equal(applied.json.sinks.replaced.map((s: { tag: string }) => s.tag), ['hook']);
 
     await delivered(receiver, meanwhile);
-    const state = await waitFor(async () => {
-      const s = await hn.sink();
-      return s?.pending === 0 ? s : undefined;
-    }, 10_000, 'nothing pending');
+    const state = await hn.sinkWhen((s) => s.pending === 0, 'nothing pending');
     assert.is(state.replay_gaps, 0);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
@@ -120,7 +115,7 @@ test('two overlapping config.apply of one sink leave one sink: each event is POS
 
     const ports = await hn.curlFlows(4);
     await delivered(receiver, ports);
-    await waitFor(async () => (await hn.sink())?.pending === 0, 10_000, 'nothing pending');
+    await hn.sinkWhen((s) => s.pending === 0, 'nothing pending');
     const posts = new Map<number, number>();
     for (const r of receiver.requests()) {
       const body = JSON.parse(r.body) as object | object[];

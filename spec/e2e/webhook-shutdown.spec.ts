@@ -7,7 +7,7 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 const TUNNELS = 3;
 
@@ -37,16 +37,11 @@ test('a SIGTERM with tunnels open loses nothing: their flow.completed and engine
       15_000,
       'every flow.completed of the shutdown and its engine.stopped at the receiver',
     );
-    const state = await waitFor(async () => {
-      const s = await hn.sink();
-      return s?.pending === 0 ? s : undefined;
-    }, 10_000, 'nothing pending');
+    const state = await hn.sinkWhen((s) => s.pending === 0, 'nothing pending');
     assert.is(state.replay_gaps, 0);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 

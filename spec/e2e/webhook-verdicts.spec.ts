@@ -2,10 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type Answer } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay delivers the dead letter', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
@@ -15,14 +14,7 @@ test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay deli
   const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
   try {
     const port = await hn.curlFlow();
-    const dead = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.dead_letters === 1 ? s : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const dead = await hn.sinkWhen((s) => s.dead_letters === 1, 'the dead letter');
     assert.equal([dead.pending, dead.total_delivered, dead.total_failed], [0, 0, 3]);
     assert.is(dead.last_error!.message, 'receiver answered HTTP 400');
     const attempts = receiver.requests();
@@ -41,14 +33,7 @@ test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay deli
 
     const replay = await hn.api('/sinks/hook/dead-letters/replay', { method: 'POST', body: {} });
     assert.equal([replay.status, replay.json], [200, { sink: 'hook', replayed: 1 }]);
-    const delivered = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.total_delivered === 1 ? s : undefined;
-      },
-      10_000,
-      'the replayed delivery',
-    );
+    const delivered = await hn.sinkWhen((s) => s.total_delivered === 1, 'the replayed delivery');
     assert.equal([delivered.pending, delivered.dead_letters, delivered.total_failed], [0, 0, 3]);
     const last = receiver.requests().at(-1)!;
     assert.equal([last.status, last.webhookId], [204, attempts[0]!.webhookId]);
@@ -56,9 +41,7 @@ test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay deli
     assert.equal((await hn.api('/sinks/hook/dead-letters')).json, { dead_letters: [] });
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 
@@ -69,7 +52,7 @@ test('retry_for_s gives up on an event that keeps failing; a replay opens a new 
   const hn = await startHookNode({ origin, hook: { url: receiver.url(), retry_for_s: 1 } });
   try {
     await hn.curlFlow();
-    await waitFor(async () => (await hn.sink())?.dead_letters === 1, 10_000, 'the dead letter after retry_for_s');
+    await hn.sinkWhen((s) => s.dead_letters === 1, 'the dead letter after retry_for_s');
     const tries = receiver.requests();
     assert.ok(tries.length >= 2, `retried until retry_for_s ran out (${tries.length} attempts)`);
     assert.ok(tries.at(-1)!.at - tries[0]!.at >= 1000, 'the last attempt is retry_for_s after the append');
@@ -80,20 +63,11 @@ test('retry_for_s gives up on an event that keeps failing; a replay opens a new 
     let sinceReplay = 0;
     receiver.respond(() => (++sinceReplay === 1 ? { status: 503 } : { status: 200 }));
     assert.is((await hn.api('/sinks/hook/dead-letters/replay', { method: 'POST', body: { ids: [letter.id] } })).json.replayed, 1);
-    const done = await waitFor(
-      async () => {
-        const s = await hn.sink();
-        return s?.total_delivered === 1 ? s : undefined;
-      },
-      10_000,
-      'the replayed event delivered on its second attempt',
-    );
+    const done = await hn.sinkWhen((s) => s.total_delivered === 1, 'the replayed event delivered on its second attempt');
     assert.equal([done.dead_letters, done.pending, sinceReplay], [0, 0, 2]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 
@@ -105,7 +79,7 @@ test('batch_size sends a JSON array whose webhook-id is <first event_id>+<n-1>.<
   const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 5, concurrency: 1 } });
   try {
     const ports = await hn.curlFlows(6, 3);
-    await waitFor(async () => (await hn.sink())?.total_delivered === 6, 10_000, 'six deliveries');
+    await hn.sinkWhen((s) => s.total_delivered === 6, 'six deliveries');
     const batches = receiver.requests().filter((r) => r.body.startsWith('['));
     assert.ok(batches.length >= 1, 'at least one batch');
     for (const b of batches) {
@@ -117,9 +91,7 @@ test('batch_size sends a JSON array whose webhook-id is <first event_id>+<n-1>.<
     assert.is(receiver.acknowledged().length, 6, 'each event once');
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
-    await hn.node.stop();
-    await receiver.close();
-    await origin.close();
+    await stopAll(hn, receiver, origin);
   }
 });
 
