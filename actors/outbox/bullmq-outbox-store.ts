@@ -20,9 +20,21 @@ export interface BullmqOutboxStoreOptions {
 }
 
 /**
+ * How long the producer connection waits for Redis to answer. A Redis that stops
+ * answering with its connection open (a partition, a stalled host) would otherwise
+ * hold every append, and the events behind it, for as long as it lasts; timed out,
+ * the append goes to the embedded store instead. If Redis runs it after all, the
+ * events exist twice under the same event_ids, which delivery at least once allows.
+ * The worker connection has no such timeout: a lease it gave up on could move jobs to
+ * active that nobody holds.
+ */
+const APPEND_TIMEOUT_MS = 3000;
+
+/**
  * The Redis store of a node: one producer connection for every sink, with no offline
- * queue and one retry per command, so an append fails fast while Redis is down
- * instead of piling up in memory; ioredis reconnects by itself when Redis is back.
+ * queue, one retry per command and a reply timeout, so an append fails fast while
+ * Redis is down or hung instead of piling up in memory; ioredis reconnects by itself
+ * when Redis is back.
  */
 export class BullmqOutboxStore implements OutboxStore {
   readonly kind = 'redis' as const;
@@ -37,7 +49,12 @@ export class BullmqOutboxStore implements OutboxStore {
   /** Connects the producer; rejects when Redis cannot be reached now. */
   static async connect(opts: BullmqOutboxStoreOptions): Promise<BullmqOutboxStore> {
     const onError = opts.onError ?? (() => undefined);
-    const redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    const redis = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: APPEND_TIMEOUT_MS,
+      lazyConnect: true,
+    });
     redis.on('error', onError);
     try {
       await redis.connect();

@@ -33,12 +33,18 @@ export class SpillOutbox implements Outbox {
     return () => detach.forEach((d) => d());
   }
 
+  /**
+   * Spilled entries first, and alone when there are any: a lease from a Redis that has
+   * stopped answering may take as long as the outage, and the spilled entries, leased
+   * already, would wait with it.
+   */
   async lease(max: number): Promise<OutboxEntry[]> {
     const spilled = await this.spill.lease(max);
-    const fresh = spilled.length < max ? await this.primary.lease(max - spilled.length).catch(() => []) : [];
     for (const e of spilled) this.owner.set(e.id, this.spill);
+    if (spilled.length > 0) return spilled;
+    const fresh = await this.primary.lease(max).catch(() => []);
     for (const e of fresh) this.owner.set(e.id, this.primary);
-    return [...spilled, ...fresh];
+    return fresh;
   }
 
   /** An owner's ids are forgotten only once it recorded the ack, so an ack that failed (Redis down) can be made again. */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { WAIT_MS } from '../support/far-bound.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
@@ -81,6 +82,27 @@ test('kill -9 of a node on Redis mid-delivery: after a restart its leased and qu
     assert.equal([after.outbox_storage.store, after.dead_letters], ['redis', 0]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test('a Redis that stops answering holds nothing back: the events go to the embedded store and are delivered', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  // Batches: a lease asks for more entries than the embedded store holds, so it would ask Redis too.
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), batch_size: 8 } });
+  const deliveredPorts = (): Set<number> => new Set([...completedById(receiver.acknowledged()).values()].map(sourcePortOf));
+  try {
+    const before = await hn.curlFlows(2);
+    await waitFor(() => before.every((p) => deliveredPorts().has(p)), WAIT_MS, 'the first two delivered through Redis');
+    // Frozen for the rest of the test: connections stay open, nothing is answered.
+    redis.freeze();
+    const ports = await hn.curlFlows(4);
+    await waitFor(() => ports.every((p) => deliveredPorts().has(p)), WAIT_MS, 'every flow.completed of the frozen spell delivered');
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+  } finally {
+    redis.thaw();
     await stopAll(hn, receiver, origin, redis);
   }
 });

@@ -19,6 +19,12 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** CLIENT PAUSE: the server holds every client's commands unanswered for `ms`. */
   pause(ms: number): Promise<void>;
+  /**
+   * SIGSTOP: the server answers nothing while its connections stay open, as a hung or
+   * partitioned Redis; `thaw` (SIGCONT) lets it go on.
+   */
+  freeze(): void;
+  thaw(): void;
   /** Stops the server and removes its dir. */
   close(): Promise<void>;
 }
@@ -79,6 +85,8 @@ export async function startRedisServer(): Promise<RedisServer> {
       const answer = await inline(port, `CLIENT PAUSE ${ms} ALL`);
       if (!answer.startsWith('+OK')) throw new Error(`CLIENT PAUSE answered ${answer.trim()}`);
     },
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
     close: async () => {
       await signal('SIGTERM');
       fs.rmSync(dir, { recursive: true, force: true });

@@ -141,4 +141,24 @@ test('readRedisOutboxState rejects when Redis cannot be reached', async () => {
   assert.instance(err, Error);
 });
 
+test('an append to a Redis that stopped answering fails as unavailable instead of waiting for it', async () => {
+  const redis = await server;
+  const { store, outbox } = await openSink(redis);
+  try {
+    // Frozen until the spec thaws it: only a timeout of the store's own ends the append.
+    redis.freeze();
+    const err = await settlesBeforeFar(
+      outbox.append(entries(1, 3)).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+      'the append to a paused Redis',
+    );
+    assert.instance(err, OutboxUnavailable);
+  } finally {
+    redis.thaw();
+    await store.close();
+  }
+});
+
 test.run();
