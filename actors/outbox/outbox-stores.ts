@@ -1,7 +1,11 @@
 import type { WeirConfig } from '../config/schema.js';
 import type { Outbox, OutboxStore } from '../contracts/outbox.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
+import { within } from '../engine/within.js';
 import { SpillOutbox } from './spill-outbox.js';
+
+/** How long a sink's opening waits for Redis before it takes the embedded store alone. */
+const REDIS_OPEN_WAIT_MS = 3000;
 
 export interface OutboxStores {
   /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
@@ -41,7 +45,18 @@ export async function openOutboxStores(
     kind: redis ? 'redis' : 'embedded',
     async open(sink) {
       const spill = await embedded.open(sink);
-      return redis ? new SpillOutbox(await redis.open(sink), spill) : spill;
+      if (!redis) return spill;
+      // A sink added or replaced (config.apply) while Redis is down or hung would wait for
+      // Redis, and the apply with it: after a while it runs on the embedded store instead.
+      const opening = redis.open(sink);
+      const primary = await within(
+        opening.catch(() => null),
+        REDIS_OPEN_WAIT_MS,
+      );
+      if (primary) return new SpillOutbox(primary, spill);
+      void opening.then((late) => late.close(), () => undefined);
+      unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until the next start`);
+      return spill;
     },
     async close() {
       await redis?.close();

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
+import { ofType, readJsonl } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
@@ -104,6 +105,34 @@ test('a Redis that stops answering holds nothing back: the events go to the embe
   } finally {
     redis.thaw();
     await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test('config.apply of a Webhook sink while Redis hangs is answered, and the sink delivers from the embedded store', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const billingReceiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  // The `hook` sink opens the node's Redis store at start.
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() } });
+  try {
+    await hn.sinkWhen((s) => s.outbox_storage.store === 'redis', 'the hook sink on Redis');
+    redis.freeze();
+    const billing = { type: 'webhook', tag: 'billing', url: billingReceiver.url(), token: HOOK_TOKEN, events: ['flow.completed'] };
+    const applied = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [billing] } });
+    assert.is(applied.status, 200, applied.text);
+    const port = await hn.curlFlow();
+    await waitFor(
+      () => [...completedById(billingReceiver.acknowledged()).values()].some((e) => sourcePortOf(e) === port),
+      WAIT_MS,
+      'the flow.completed at the new sink',
+    );
+    const warnings = ofType(readJsonl(hn.events), 'engine.warning').map((e) => e.payload['code']);
+    assert.ok(warnings.includes('redis_unreachable'), `engine.warning redis_unreachable: ${warnings.join(', ')}`);
+    assertWellFormed(billingReceiver.requests(), E2E_NODE_ID);
+  } finally {
+    redis.thaw();
+    await stopAll(hn, receiver, billingReceiver, origin, redis);
   }
 });
 
