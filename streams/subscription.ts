@@ -1,8 +1,8 @@
-import { Observable, filter } from 'rxjs';
+import { Observable } from 'rxjs';
 import type { FlowRecord } from './contract.js';
 import type { EventBus } from './event-bus.js';
 import type { PublishedEvent } from './published-event.js';
-import { filterTypes, wantsFlowEvents, type TypeFilter } from './type-filter.js';
+import { filterTypes, typeFilter, wantsFlowEvents, type TypeFilter } from './type-filter.js';
 
 export interface SubscriptionOptions {
   filter: TypeFilter;
@@ -26,13 +26,11 @@ export function subscribeEvents(
   return new Observable<PublishedEvent>((subscriber) => {
     const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
     const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
-    const watermark = bus.lastSequence;
     let backlog: (() => void)[] | null = [];
+    // Publishing is synchronous: what the bus emits from here on comes after everything
+    // in `replayed` and after the baseline's watermark, so no sequence check is needed.
     const live = bus.events$
-      .pipe(
-        filter((e) => e.sequence > watermark),
-        filterTypes(opts.filter),
-      )
+      .pipe(filterTypes(opts.filter))
       .subscribe({
         next: (e) => (backlog ? backlog.push(() => subscriber.next(e)) : subscriber.next(e)),
         error: (err: unknown) => (backlog ? backlog.push(() => subscriber.error(err)) : subscriber.error(err)),
@@ -45,4 +43,22 @@ export function subscribeEvents(
     backlog = null;
     return live;
   });
+}
+
+/** A sink's start: its events, and the range of them that had left the ring already (a replay gap for it). */
+export interface SinkEvents {
+  lost: { from_sequence: number; to_sequence: number } | null;
+  events$: Observable<PublishedEvent>;
+}
+
+/**
+ * The events of a sink of `types`: live ones, or with `since` (where the sink it
+ * replaces stopped) first those after it that the ring still holds. Sinks get no
+ * flow.snapshot.
+ */
+export function sinkEvents(bus: EventBus, types: readonly string[] | undefined, since: number | undefined): SinkEvents {
+  return {
+    lost: since === undefined ? null : bus.lostAfter(since),
+    events$: subscribeEvents(bus, null, { filter: typeFilter(types), since: since ?? null }),
+  };
 }

@@ -1,4 +1,4 @@
-import { filter, type MonoTypeOperatorFunction } from 'rxjs';
+import { filter, identity, type MonoTypeOperatorFunction } from 'rxjs';
 import { FLOW_EVENT_TYPES, type Envelope } from './contract.js';
 
 /**
@@ -31,6 +31,7 @@ export function wantsFlowEvents(f: TypeFilter): boolean {
   return f === null || FLOW_EVENT_TYPES.some((t) => f.has(t));
 }
 
+/** Keeps the events the filter accepts; "all events" adds no step to each event's way. */
 export function filterTypes<E extends Pick<Envelope, 'event_type'>>(f: TypeFilter): MonoTypeOperatorFunction<E> {
-  return filter((e) => acceptsType(f, e.event_type));
+  return f === null ? identity : filter((e) => f.has(e.event_type));
 }

@@ -8,6 +8,7 @@ import { routeContext, type RouteDecision, type Router } from '../router/router.
 import { FlowCancelledError, type FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
+import { BLOCKED, cancelledWhileOpening, failed } from './flow-result.js';
 import { extend } from './revise.js';
 
 /** What the flow pipeline needs from the engine. */
@@ -93,7 +94,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     try {
       pre = await actor.opening(env.preRouting.run(actor, req, mode, answer));
     } catch (err) {
-      if (err instanceof FlowCancelledError) return end(cancelled(actor));
+      if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor));
       throw err;
     }
   }
@@ -118,9 +119,9 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
   try {
     dial = await actor.opening(outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs }), (late) => late.socket.destroy());
   } catch (err) {
-    if (err instanceof FlowCancelledError) return end(cancelled(actor), route);
+    if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor), route);
     const failure = dialFailure(err, req.target);
-    return end({ outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route, failure);
+    return end(failed(failure), route, failure);
   }
   // What the client sent while it was sniffed goes first, ahead of the relay.
   if (pre.head) dial.socket.write(pre.head);
@@ -132,13 +133,6 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
   );
   if (!answered) reply.succeeded?.(dial.socket);
   return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
-}
-
-const BLOCKED: FlowResult = { outcome: 'blocked', close_reason: null, failure: null };
-
-/** A flow the node closed (flows.close, shutdown) before it was established: it never carried anything. */
-function cancelled(actor: FlowActor): FlowResult {
-  return { outcome: 'cancelled', close_reason: actor.closeReason, failure: null };
 }
 
 /** What the client is told about a flow closed while opening: its connection failed. */

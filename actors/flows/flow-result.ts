@@ -1,6 +1,20 @@
 import type { FlowResult } from '../../streams/contract.js';
-import { relayFailure } from '../errors/flow-failure.js';
+import { relayFailure, type FlowFailureError } from '../errors/flow-failure.js';
+import type { FlowActor } from './flow-actor.js';
 import type { OpenedFlow } from './flow-opener.js';
+
+/** A flow a rule (or the IPC hook) refused. */
+export const BLOCKED: FlowResult = { outcome: 'blocked', close_reason: null, failure: null };
+
+/** A flow that failed: the upstream or the transport broke. */
+export function failed(failure: FlowFailureError): FlowResult {
+  return { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() };
+}
+
+/** A flow the node closed (flows.close, shutdown) before it was established: it never carried anything. */
+export function cancelledWhileOpening(actor: FlowActor): FlowResult {
+  return { outcome: 'cancelled', close_reason: actor.closeReason, failure: null };
+}
 
 /**
  * The result of a flow that was relaying: `cancelled`/`manual` after flows.close,
@@ -12,7 +26,7 @@ export function relayResult(flow: OpenedFlow, remoteError: Error | null): FlowRe
   if (actor.closeRequest === 'manual') return { outcome: 'cancelled', close_reason: 'manual', failure: null };
   if (remoteError && !actor.closeRequest) {
     const remote = actor.record.path.remote ?? { host: actor.record.target.host, port: actor.record.target.port };
-    return { outcome: 'failed', close_reason: 'upstream_error', failure: relayFailure(remoteError, remote).toFailure() };
+    return failed(relayFailure(remoteError, remote));
   }
   return { outcome: outbound.chained ? 'chained_relayed' : 'direct_relayed', close_reason: actor.closeReason, failure: null };
 }

@@ -1,7 +1,6 @@
 import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../streams/event-bus.js';
-import { subscribeEvents } from '../../streams/subscription.js';
-import { typeFilter } from '../../streams/type-filter.js';
+import { sinkEvents } from '../../streams/subscription.js';
 import type { JsonlSinkConfig } from '../config/schema.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
@@ -37,9 +36,9 @@ export class JsonlSink implements Sink {
   async start(since?: number): Promise<void> {
     await this.writer.open();
     const nodeIdJson = JSON.stringify(this.nodeId);
-    if (since !== undefined && this.bus.lostAfter(since)) this.lostRanges++;
-    this.subscription = subscribeEvents(this.bus, null, { filter: typeFilter(this.config.events), since: since ?? null })
-      .subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
+    const { lost, events$ } = sinkEvents(this.bus, this.config.events, since);
+    if (lost) this.lostRanges++;
+    this.subscription = events$.subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
   }
 
   /** Lines are queued as events arrive, so what was taken is all in the writer, which writes it before closing. */

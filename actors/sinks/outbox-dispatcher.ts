@@ -3,8 +3,7 @@ import type { BusEvent } from '../../streams/contract.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
-import { subscribeEvents } from '../../streams/subscription.js';
-import { typeFilter } from '../../streams/type-filter.js';
+import { sinkEvents } from '../../streams/subscription.js';
 import type { Outbox, OutboxAppend, ReplayGap } from '../contracts/outbox.js';
 
 export interface DispatcherOptions {
@@ -49,9 +48,9 @@ export class OutboxDispatcher {
 
   /** Takes live events; with `since`, first those after it that the ring still holds. */
   start(since?: number): void {
-    const lost = since === undefined ? null : this.opts.bus.lostAfter(since);
+    const { lost, events$ } = sinkEvents(this.opts.bus, this.opts.events, since);
     if (lost) this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started');
-    subscribeEvents(this.opts.bus, null, { filter: typeFilter(this.opts.events), since: since ?? null })
+    events$
       .pipe(takeUntil(this.stopping), coalesce(this.opts.batchMs ?? 10))
       .subscribe((batch) => this.enqueue(batch));
   }

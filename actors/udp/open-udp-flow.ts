@@ -3,6 +3,7 @@ import type { Outbound } from '../contracts/outbound.js';
 import { dialFailure } from '../errors/flow-failure.js';
 import { FlowCancelledError, type FlowActor } from '../flows/flow-actor.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
+import { BLOCKED, cancelledWhileOpening, failed } from '../flows/flow-result.js';
 import { openUdpUpstream } from './udp-outbound.js';
 import { routeUdp } from './udp-route.js';
 import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
@@ -35,7 +36,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
   );
   const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
   if (outbound.kind === 'block') {
-    actor.complete(env.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
+    actor.complete(env.now(), BLOCKED, route);
     return null;
   }
   let upstream: UdpUpstream;
@@ -44,12 +45,11 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
   } catch (err) {
     if (err instanceof FlowCancelledError) {
       // Closed (flows.close or shutdown) while the upstream was being set up.
-      actor.complete(env.now(), { outcome: 'cancelled', close_reason: actor.closeReason, failure: null }, route);
+      actor.complete(env.now(), cancelledWhileOpening(actor), route);
       return null;
     }
     env.udpStats.failed_association_attempts++;
-    const failure = dialFailure(err, req.target);
-    actor.complete(env.now(), { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() }, route);
+    actor.complete(env.now(), failed(dialFailure(err, req.target)), route);
     return null;
   }
   actor.routed(

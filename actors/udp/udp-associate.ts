@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { BLOCKED } from '../flows/flow-result.js';
 import type { InboundEnv } from '../inbounds/inbound-env.js';
 import { SOCKS5_REPLY, writeSocks5Reply, type Socks5Request } from '../inbounds/socks5-handshake.js';
 import { peerOf } from '../inbounds/tcp-listener.js';
@@ -29,7 +30,7 @@ export async function handleUdpAssociate(env: InboundEnv, control: Socket, reque
       { network: 'udp', inbound: env.inbound, source: peer, target: request.target, mode: flows.router.mode.mode, at: flows.now() },
       request.auth,
     );
-    actor.complete(flows.now(), { outcome: 'blocked', close_reason: null, failure: null }, route);
+    actor.complete(flows.now(), BLOCKED, route);
     return;
   }
   let relay: RelaySocket;

@@ -1,5 +1,6 @@
 import type { Endpoint, FlowResult, UdpUpstreamStats } from '../../streams/contract.js';
 import { FlowFailureError } from '../errors/flow-failure.js';
+import { failed } from '../flows/flow-result.js';
 import type { OpenedUdpFlow } from './open-udp-flow.js';
 
 /**
@@ -14,8 +15,7 @@ export function udpResult(flow: OpenedUdpFlow, upstreamError: Error | null): Flo
   if (upstreamError && !actor.closeRequest) {
     const hop = upstream.relay_chain[0];
     const remote: Endpoint = hop ? { host: hop.server, port: hop.port } : { host: actor.record.target.host, port: actor.record.target.port };
-    const failure = new FlowFailureError('UPSTREAM_RESET', `UDP association broke: ${upstreamError.message}`, remote, { cause: upstreamError });
-    return { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() };
+    return failed(new FlowFailureError('UPSTREAM_RESET', `UDP association broke: ${upstreamError.message}`, remote, { cause: upstreamError }));
   }
   return { outcome: outbound.chained ? 'chained_relayed' : 'direct_relayed', close_reason: actor.closeReason, failure: null };
 }

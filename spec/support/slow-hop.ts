@@ -2,8 +2,6 @@ import net from 'node:net';
 
 export interface SlowHop {
   port: number;
-  /** CONNECT requests received so far. */
-  connects(): number;
   close(): void;
 }
 
@@ -14,7 +12,6 @@ export interface SlowHop {
  */
 export async function startSlowHop(delayMs: number | null): Promise<SlowHop> {
   const sockets = new Set<net.Socket>();
-  let connects = 0;
   const server = net.createServer((client) => {
     sockets.add(client);
     client.on('error', () => client.destroy());
@@ -25,7 +22,6 @@ export async function startSlowHop(delayMs: number | null): Promise<SlowHop> {
       const match = /^CONNECT ([^\s:]+):(\d+) /.exec(head);
       if (!head.includes('\r\n\r\n') || !match) return;
       client.off('data', onData);
-      connects++;
       if (delayMs === null) return;
       setTimeout(() => {
         const target = net.connect(Number(match[2]), match[1]!, () => {
@@ -43,7 +39,6 @@ export async function startSlowHop(delayMs: number | null): Promise<SlowHop> {
   server.unref();
   return {
     port: (server.address() as net.AddressInfo).port,
-    connects: () => connects,
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();

@@ -134,7 +134,7 @@ function pendingStep<T>(): { step: Promise<T>; settle(value: T): void } {
   return { step, settle };
 }
 
-test('opening yields what its step yields, and a later close goes to the relay, not to the finished step', async () => {
+test('opening yields what its step yields; a close after it reaches the relay attached next', async () => {
   const actor = new FlowActor(flowInit(), AUTH);
   const { step, settle } = pendingStep<string>();
   const opened = actor.opening(step);
