@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Outbox, OutboxLimits, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
+import type { OutboxLimits, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData, RetryAt } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
@@ -72,7 +72,7 @@ export class BullmqOutboxStore implements OutboxStore {
     }
   }
 
-  async open(sink: string): Promise<Outbox> {
+  async open(sink: string): Promise<BullmqOutbox> {
     const keys = sinkKeys(this.opts.nodeId, sink);
     const onError = this.opts.onError ?? (() => undefined);
     const queue = new Queue<JobData, string, string>(keys.queue, { connection: this.redis, prefix: keys.prefix });

@@ -15,17 +15,19 @@
  * active jobs are moved back to wait), so one node must not run twice at once.
  *
  * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
- * job move they count: an outage or crash between the two leaves total_delivered short
- * and bytes high (bytes are reset when the queue is found empty at open).
+ * job move they count: a crash between the two leaves total_delivered short and bytes
+ * high (bytes are reset when the queue is found empty at open). A counter write Redis
+ * refuses (out of memory) is owed and added to the next one (owed-counters.ts).
  *
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
- * with noeviction a full Redis refuses writes and the outbox reports write_blocked
- * `store_full`), `appendonly yes` so a restart keeps the queues, and `appendfsync
+ * with noeviction a full Redis refuses writes: appends fail with write_blocked
+ * `store_full`, which the SpillOutbox takes to the embedded store, and leases fail
+ * too, which it answers by moving waiting jobs there with evacuate()), `appendonly yes` so a restart keeps the queues, and `appendfsync
  * always`: with `everysec` Redis may acknowledge a write whose AOF write it postponed
  * behind a running fsync (up to 2 s), and a crash of Redis then loses it.
  */
 import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { RetryAt, isOutOfMemory, jobData, jobOpts, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
@@ -34,6 +36,7 @@ import { bullmqSinkState, countJobs } from './bullmq-sink-state.js';
 import { LeaseBook } from './lease-book.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
+import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
 
 export interface BullmqOutboxParts {
@@ -48,10 +51,25 @@ export interface BullmqOutboxParts {
   onClose: (outbox: BullmqOutbox) => void;
 }
 
+/**
+ * Removes waiting jobs: from `wait`, their hash, their `enqueued` member. Every
+ * command frees memory, so a Redis out of memory runs it.
+ * KEYS: wait, enqueued; ARGV: the key base, then job ids.
+ */
+const REMOVE_WAITING = `
+for i = 2, #ARGV do
+  redis.call('LREM', KEYS[1], 1, ARGV[i])
+  redis.call('DEL', ARGV[1] .. ARGV[i])
+  redis.call('ZREM', KEYS[2], ARGV[i])
+end`;
+
+const sizeOf = (entries: readonly OutboxAppend[]): number => entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+
 export class BullmqOutbox implements Outbox {
   readonly sink: string;
   private readonly leases = new LeaseBook<{ job: OutboxJob; bytes: number }>();
   private readonly appended = new AppendSignal();
+  private readonly owed = new OwedCounters();
   private closed = false;
 
   private constructor(private readonly p: BullmqOutboxParts) {
@@ -73,25 +91,41 @@ export class BullmqOutbox implements Outbox {
     this.assertOpen();
     if (entries.length === 0) return;
     const { keys, redis, budget, queue } = this.p;
-    const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+    const bytes = sizeOf(entries);
     const ids = entries.map((e) => jobIdFor(e.id));
     await budget.reserve(this.sink, bytes);
     const now = Date.now();
     try {
       // Counted before the add: a crash in between over-counts (blocks early), never under-counts.
       await redis.multi().hincrby(keys.state, 'bytes', bytes).zadd(keys.enqueued, 'NX', ...ids.flatMap((id) => [now, id])).exec();
-      try {
-        await queue.addBulk(entries.map((e, i) => ({ name: 'envelope', data: jobData(e), opts: jobOpts(ids[i]!, now) })));
-      } catch (err) {
-        await redis.multi().hincrby(keys.state, 'bytes', -bytes).zrem(keys.enqueued, ...ids).exec().catch(() => undefined);
-        throw err;
-      }
     } catch (err) {
       budget.release(this.sink, bytes);
       throw this.storeError(err);
     }
+    try {
+      await queue.addBulk(entries.map((e, i) => ({ name: 'envelope', data: jobData(e), opts: jobOpts(ids[i]!, now) })));
+    } catch (err) {
+      const unstored = await this.unstored(entries, ids);
+      const unstoredBytes = sizeOf(unstored);
+      budget.release(this.sink, unstoredBytes);
+      const unstoredIds = unstored.map((e) => jobIdFor(e.id));
+      await this.count({ bytes: -unstoredBytes }, (m) => m.zrem(keys.enqueued, ...unstoredIds));
+      // Those kept are delivered: the caller keeps only the rest elsewhere, or counts only them as lost.
+      if (unstored.length < entries.length) this.appended.fire();
+      throw this.storeError(err, unstored.length < entries.length ? unstored : undefined);
+    }
     budget.committed();
     this.appended.fire();
+  }
+
+  /** The entries of a failed addBulk whose job Redis does not hold (it may have run some of the batch); all when it cannot tell. */
+  private async unstored(entries: readonly OutboxAppend[], ids: readonly string[]): Promise<OutboxAppend[]> {
+    const { redis, keys } = this.p;
+    const found = await redis
+      .pipeline(ids.map((id) => ['exists', keys.base + id]))
+      .exec()
+      .catch(() => null);
+    return entries.filter((_, i) => found?.[i]?.[1] !== 1);
   }
 
   onAppend(listener: () => void): () => void {
@@ -100,6 +134,8 @@ export class BullmqOutbox implements Outbox {
 
   async lease(max: number): Promise<OutboxEntry[]> {
     this.assertOpen();
+    // The connector leases every poll: counts a full Redis refused land soon after it has room.
+    if (this.owed.any) await this.count({});
     const { worker, token } = this.p;
     // Sent at once (ioredis pipelines them); each moves the then-oldest due job to active.
     const fetched = await Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false })));
@@ -118,11 +154,11 @@ export class BullmqOutbox implements Outbox {
 
   async ack(ids: readonly string[]): Promise<void> {
     this.assertOpen();
-    const { keys, redis, token } = this.p;
+    const { keys } = this.p;
     const results = await Promise.allSettled(
       ids.map((id) =>
         this.leases.settle([id], async ([l]) => {
-          await l!.job.moveToCompleted('delivered', token, false);
+          await this.finish((lock) => l!.job.moveToCompleted('delivered', lock, false));
           return l!;
         }),
       ),
@@ -131,12 +167,7 @@ export class BullmqOutbox implements Outbox {
     if (done.length > 0) {
       const bytes = done.reduce((n, l) => n + l.bytes, 0);
       this.p.budget.release(this.sink, bytes);
-      await redis
-        .multi()
-        .hincrby(keys.state, 'total_delivered', done.length)
-        .hincrby(keys.state, 'bytes', -bytes)
-        .zrem(keys.enqueued, ...done.map((l) => l.job.id!))
-        .exec();
+      await this.count({ total_delivered: done.length, bytes: -bytes }, (m) => m.zrem(keys.enqueued, ...done.map((l) => l.job.id!)));
     }
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw this.storeError(failed.reason);
@@ -194,7 +225,39 @@ export class BullmqOutbox implements Outbox {
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return bullmqSinkState(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason);
+    if (this.owed.any) await this.count({});
+    return this.owed.adjust(await bullmqSinkState(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason));
+  }
+
+  /**
+   * Moves up to `max` of the oldest waiting jobs into `into` (the embedded store) and
+   * then out of Redis; resolves with how many. It is how a Redis out of memory drains:
+   * a lease's first write (wait → active) is refused then, while removals are not, so
+   * the jobs are read, kept by `into`, and deleted, which frees Redis for the fleet. A
+   * crash between the two steps leaves an event in both stores, delivered twice under
+   * one event_id. Moved entries start over at attempts 0.
+   */
+  async evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number> {
+    this.assertOpen();
+    const { redis, keys } = this.p;
+    try {
+      // BullMQ pushes new jobs at the head of `wait` and leases from the tail.
+      const ids = (await redis.lrange(`${keys.base}wait`, -max, -1)).reverse();
+      const read = await redis.pipeline(ids.map((id) => ['hget', keys.base + id, 'data'])).exec();
+      const moved = ids.flatMap((id, i) => {
+        const data = read?.[i]?.[1];
+        return typeof data === 'string' ? [{ id, data: JSON.parse(data) as JobData }] : [];
+      });
+      if (moved.length === 0) return 0;
+      await into(moved.map(({ data }) => ({ id: data.event_id, sequence: data.sequence, body: data.body })));
+      const bytes = moved.reduce((n, m) => n + Buffer.byteLength(m.data.body), 0);
+      await redis.eval(REMOVE_WAITING, 2, `${keys.base}wait`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
+      this.p.budget.release(this.sink, bytes);
+      await this.count({ bytes: -bytes });
+      return moved.length;
+    } catch (err) {
+      throw this.storeError(err);
+    }
   }
 
   async close(): Promise<void> {
@@ -211,29 +274,57 @@ export class BullmqOutbox implements Outbox {
 
   /** A failed attempt: the job moves (delayed or failed), then the counters. */
   private async fail(id: string, err: Error): Promise<OutboxJob | null> {
-    const { keys, redis, token } = this.p;
+    const { keys } = this.p;
     const at = Date.now();
     const done = await this.leases
       .settle([id], async ([l]) => {
-        await l!.job.moveToFailed(err, token, false);
+        await this.finish((lock) => l!.job.moveToFailed(err, lock, false));
         return l!.job;
       })
       .catch((cause: unknown) => Promise.reject(this.storeError(cause)));
     if (!done) return null;
-    await redis
-      .multi()
-      .hincrby(keys.state, 'total_failed', 1)
-      .hset(keys.state, 'last_error', JSON.stringify({ message: err.message, at_unix_ms: at }))
-      .exec();
+    await this.count({ total_failed: 1 }, (m) => m.hset(keys.state, 'last_error', JSON.stringify({ message: err.message, at_unix_ms: at })));
     return done;
   }
 
+  /**
+   * A job move under this instance's lock, or with none once that lock has expired: a
+   * lease held past lockDuration (a POST slower than that, a Redis outage that outlasted
+   * it) would otherwise never settle until a restart. Only this node leases its queues,
+   * so an expired lock was ours; a lock with another token is left alone.
+   */
+  private async finish<T>(move: (lock: string) => Promise<T>): Promise<T> {
+    try {
+      return await move(this.p.token);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('Missing lock for job')) throw err;
+      // BullMQ's scripts skip the lock check for the token "0".
+      return move('0');
+    }
+  }
+
+  /**
+   * Writes counter deltas, with what earlier writes owe and the commands `more` adds, in
+   * one MULTI. A refused one is owed, not thrown: the job moves it counts are made.
+   */
+  private async count(deltas: CounterDeltas, more?: (multi: ChainableCommander) => void): Promise<void> {
+    const multi = this.p.redis.multi();
+    const sum = this.owed.write(multi, this.p.keys.state, deltas);
+    more?.(multi);
+    try {
+      await multi.exec();
+    } catch {
+      this.owed.add(sum);
+    }
+  }
+
   /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */
-  private storeError(err: unknown): Error {
+  private storeError(err: unknown, unstored?: readonly OutboxAppend[]): Error {
     if (err instanceof OutboxClosed) return err;
-    if (isOutOfMemory(err)) return this.p.budget.storeFull(err);
+    if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err, ...(unstored && { unstored }) });
     return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, {
       cause: err,
+      ...(unstored && { unstored }),
     });
   }
 

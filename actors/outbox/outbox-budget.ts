@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { OutboxLimits, WriteBlockReason } from '../contracts/outbox.js';
-import { OutboxWriteBlocked } from './outbox-errors.js';
+import { OutboxWriteBlocked, type AppendErrorOptions } from './outbox-errors.js';
 
 type LimitReason = Exclude<WriteBlockReason, 'store_full'>;
 
@@ -88,9 +88,9 @@ export class OutboxBudget {
   }
 
   /** The store itself refused the write for lack of room (Redis out of memory). */
-  storeFull(cause: unknown): OutboxWriteBlocked {
+  storeFull(options: AppendErrorOptions): OutboxWriteBlocked {
     this.set('store_full');
-    return new OutboxWriteBlocked('store_full', 'outbox writes are blocked (store_full): the store is out of room', { cause });
+    return new OutboxWriteBlocked('store_full', 'outbox writes are blocked (store_full): the store is out of room', options);
   }
 
   private async check(bytes: number): Promise<LimitReason | null> {

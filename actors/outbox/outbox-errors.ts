@@ -1,23 +1,40 @@
-import type { WriteBlockReason } from '../contracts/outbox.js';
+import type { OutboxAppend, WriteBlockReason } from '../contracts/outbox.js';
+
+export interface AppendErrorOptions {
+  cause?: unknown;
+  /**
+   * The entries of a refused append that the store did not keep, when it kept some
+   * (a batch that Redis ran out of memory in the middle of); absent: none was kept.
+   */
+  unstored?: readonly OutboxAppend[];
+}
 
 /** Disk protection (or a full Redis) pauses new outbox writes; the caller records a gap. */
 export class OutboxWriteBlocked extends Error {
   override readonly name = 'OutboxWriteBlocked';
   readonly code = 'OUTBOX_WRITE_BLOCKED';
+  readonly unstored?: readonly OutboxAppend[];
 
   constructor(
     readonly reason: WriteBlockReason,
     message: string,
-    options?: { cause?: unknown },
+    options?: AppendErrorOptions,
   ) {
     super(message, options);
+    if (options?.unstored) this.unstored = options.unstored;
   }
 }
 
-/** The store cannot be reached (Redis down); nothing of the append was kept. */
+/** The store cannot be reached (Redis down); of the append, nothing was kept, or all but `unstored`. */
 export class OutboxUnavailable extends Error {
   override readonly name = 'OutboxUnavailable';
   readonly code = 'OUTBOX_UNAVAILABLE';
+  readonly unstored?: readonly OutboxAppend[];
+
+  constructor(message: string, options?: AppendErrorOptions) {
+    super(message, options);
+    if (options?.unstored) this.unstored = options.unstored;
+  }
 }
 
 /** A call on an outbox after its close(). */

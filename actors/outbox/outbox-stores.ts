@@ -1,5 +1,6 @@
 import type { WeirConfig } from '../config/schema.js';
-import type { Outbox, OutboxStore } from '../contracts/outbox.js';
+import type { Outbox } from '../contracts/outbox.js';
+import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import { within } from '../engine/within.js';
 import { SpillOutbox } from './spill-outbox.js';
@@ -28,7 +29,7 @@ export async function openOutboxStores(
   unreachable: (message: string) => void,
 ): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
-  let redis: OutboxStore | null = null;
+  let redis: BullmqOutboxStore | null = null;
   if (config.redis) {
     const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
     redis = await BullmqOutboxStore.connect({

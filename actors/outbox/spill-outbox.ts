@@ -1,17 +1,31 @@
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import { OutboxUnavailable } from './outbox-errors.js';
+import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
+
+/** A Redis outbox: it can hand its waiting entries over when it is out of memory. */
+export interface EvacuableOutbox extends Outbox {
+  evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number>;
+}
+
+/** What Redis refuses, and the embedded store takes instead. */
+function redisRefused(err: unknown): err is OutboxUnavailable | OutboxWriteBlocked {
+  return err instanceof OutboxUnavailable || (err instanceof OutboxWriteBlocked && err.reason === 'store_full');
+}
 
 /**
  * A sink's Redis outbox with the embedded one beside it: appends that Redis cannot
- * take (it is down) are kept in the embedded store instead, and delivered from there,
- * so a Redis outage loses nothing. Each entry is settled in the store it came from.
+ * take (it is down, or out of memory) are kept in the embedded store instead, and
+ * delivered from there, so neither loses anything. A Redis out of memory refuses
+ * leases too: its waiting entries then move to the embedded store, which frees Redis
+ * for the other nodes on it. Each entry is settled in the store it came from.
  */
 export class SpillOutbox implements Outbox {
   private readonly owner = new Map<string, Outbox>();
   private lastPrimary: OutboxState | null = null;
+  /** Set while Redis is out of memory and appends go to the embedded store: shown as last_error. */
+  private redisFull: { message: string; at_unix_ms: number } | null = null;
 
   constructor(
-    private readonly primary: Outbox,
+    private readonly primary: EvacuableOutbox,
     private readonly spill: Outbox,
   ) {}
 
@@ -22,9 +36,11 @@ export class SpillOutbox implements Outbox {
   async append(entries: readonly OutboxAppend[]): Promise<void> {
     try {
       await this.primary.append(entries);
+      this.redisFull = null;
     } catch (err) {
-      if (!(err instanceof OutboxUnavailable)) throw err;
-      await this.spill.append(entries);
+      if (!redisRefused(err)) throw err;
+      if (err instanceof OutboxWriteBlocked) this.redisFull ??= { message: 'Redis is out of memory: events are kept in the embedded outbox', at_unix_ms: Date.now() };
+      await this.spill.append(err.unstored ?? entries);
     }
   }
 
@@ -39,12 +55,21 @@ export class SpillOutbox implements Outbox {
    * already, would wait with it.
    */
   async lease(max: number): Promise<OutboxEntry[]> {
-    const spilled = await this.spill.lease(max);
-    for (const e of spilled) this.owner.set(e.id, this.spill);
+    const spilled = await this.leaseFrom(this.spill, max);
     if (spilled.length > 0) return spilled;
-    const fresh = await this.primary.lease(max).catch(() => []);
-    for (const e of fresh) this.owner.set(e.id, this.primary);
-    return fresh;
+    try {
+      return await this.leaseFrom(this.primary, max);
+    } catch (err) {
+      if (!(err instanceof OutboxWriteBlocked)) return [];
+      const moved = await this.primary.evacuate(max, (e) => this.spill.append(e)).catch(() => 0);
+      return moved > 0 ? this.leaseFrom(this.spill, max) : [];
+    }
+  }
+
+  private async leaseFrom(store: Outbox, max: number): Promise<OutboxEntry[]> {
+    const leased = await store.lease(max);
+    for (const e of leased) this.owner.set(e.id, store);
+    return leased;
   }
 
   /** An owner's ids are forgotten only once it recorded the ack, so an ack that failed (Redis down) can be made again. */
@@ -94,7 +119,9 @@ export class SpillOutbox implements Outbox {
 
   async state(): Promise<OutboxState> {
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
-    const errors = [p.last_error, s.last_error].filter((e) => e !== null);
+    const errors = [p.last_error, s.last_error, this.redisFull].filter((e) => e !== null);
+    // A full Redis pauses no write: the embedded store takes them.
+    const primaryBlocked = p.outbox_storage.write_blocked_reason === 'store_full' ? null : p.outbox_storage.write_blocked_reason;
     const ages = [p.oldest_pending_age_ms, s.oldest_pending_age_ms].filter((a) => a !== null);
     return {
       pending: p.pending + s.pending,
@@ -104,8 +131,8 @@ export class SpillOutbox implements Outbox {
       last_error: errors.sort((a, b) => b.at_unix_ms - a.at_unix_ms)[0] ?? null,
       outbox_storage: {
         store: p.outbox_storage.store,
-        write_blocked: p.outbox_storage.write_blocked || s.outbox_storage.write_blocked,
-        write_blocked_reason: p.outbox_storage.write_blocked_reason ?? s.outbox_storage.write_blocked_reason,
+        write_blocked: primaryBlocked !== null || s.outbox_storage.write_blocked,
+        write_blocked_reason: primaryBlocked ?? s.outbox_storage.write_blocked_reason,
         bytes: p.outbox_storage.bytes + s.outbox_storage.bytes,
       },
       oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
