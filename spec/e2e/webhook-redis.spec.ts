@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
@@ -83,6 +84,38 @@ test('kill -9 of a node on Redis mid-delivery: after a restart its leased and qu
     assert.equal([after.outbox_storage.store, after.dead_letters], ['redis', 0]);
     assertWellFormed(receiver.requests(), E2E_NODE_ID);
   } finally {
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test('Redis out of memory with a backlog in it: the backlog and every new flow.completed are delivered, with no gap', async () => {
+  const redis = await startRedisServer();
+  const admin = new Redis(redis.url);
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  // The receiver is down: a backlog builds in Redis.
+  receiver.respond(() => ({ status: 503 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), concurrency: 1 } });
+  try {
+    const ports = await hn.curlFlows(6);
+    await hn.sinkWhen((s) => s.pending === 6 && s.total_failed > 0, 'a backlog of six in Redis');
+    // Full: under noeviction Redis now refuses every write that could grow it.
+    await admin.config('SET', 'maxmemory', '1');
+    ports.push(...(await hn.curlFlows(6)));
+    receiver.respond(() => ({ status: 200 }));
+    const after = await hn.sinkWhen(
+      (s) => s.pending === 0 && completedById(receiver.acknowledged()).size === 12,
+      'every flow.completed delivered while Redis is full',
+      { timeoutMs: 20_000 },
+    );
+    const completed = completedById(receiver.acknowledged());
+    assert.equal([...completed.values()].map(sourcePortOf).sort(), [...ports].sort(), 'one flow.completed per curl');
+    assert.equal([after.replay_gaps, after.dead_letters, after.outbox_storage.write_blocked], [0, 0, false]);
+    assert.equal(await admin.keys('weir:*:ev-*'), [], 'the backlog left Redis, freeing it');
+    assertWellFormed(receiver.requests(), E2E_NODE_ID);
+  } finally {
+    await admin.config('SET', 'maxmemory', '0').catch(() => undefined);
+    admin.disconnect();
     await stopAll(hn, receiver, origin, redis);
   }
 });
