@@ -22,9 +22,10 @@
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
  * with noeviction a full Redis refuses writes: appends fail with write_blocked
  * `store_full`, which the SpillOutbox takes to the embedded store, and leases fail
- * too, which it answers by moving waiting jobs there with evacuate()), `appendonly yes` so a restart keeps the queues, and `appendfsync
- * always`: with `everysec` Redis may acknowledge a write whose AOF write it postponed
- * behind a running fsync (up to 2 s), and a crash of Redis then loses it.
+ * too, which it answers by moving waiting jobs there with evacuate()), `appendonly
+ * yes` so a restart keeps the queues, and `appendfsync always`: with `everysec` Redis
+ * may acknowledge a write whose AOF write it postponed behind a running fsync (up to
+ * 2 s), and a crash of Redis then loses it.
  */
 import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
