@@ -1,6 +1,7 @@
 import { Subject, mergeMap, share, tap, type Observable } from 'rxjs';
 import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
+import { within } from '../engine/within.js';
 import { FlowActor, type CloseRequest } from './flow-actor.js';
 import type { FlowInit } from './flow-logic.js';
 import { extend } from './revise.js';
@@ -92,9 +93,7 @@ export class FlowTable {
     if (this.actors.size === 0) return;
     const done = new Promise<void>((resolve) => this.drained.add(resolve));
     for (const actor of [...this.actors.values()]) actor.requestClose(reason);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await within(done, timeoutMs);
   }
 
   private remove(flowId: string): void {

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { readHead } from '../net/read-head.js';
 import { handleHttp } from './http-session.js';
 import type { InboundEnv } from './inbound-env.js';
 import { handleSocks5 } from './socks5-session.js';
@@ -23,24 +24,10 @@ export async function handleMixed(env: InboundEnv, http: Server, socket: Socket)
 }
 
 /**
- * The client's first chunk, taken in flowing mode ('readable' and read() cost two
- * next-tick turns per chunk) and the socket paused right after, so nothing that follows
- * flows past; the caller puts the chunk back. null when the client ends or stays silent.
+ * The client's first chunk, with the socket paused right after it, so nothing that
+ * follows flows past; the caller puts the chunk back. null when the client ends or
+ * stays silent.
  */
 function firstChunk(socket: Socket, timeoutMs: number): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const settle = (chunk: Buffer | null): void => {
-      clearTimeout(timer);
-      socket.pause();
-      socket.off('data', settle);
-      socket.off('end', onEnd);
-      socket.off('close', onEnd);
-      resolve(chunk);
-    };
-    const onEnd = (): void => settle(null);
-    const timer = setTimeout(onEnd, timeoutMs);
-    socket.on('data', settle);
-    socket.once('end', onEnd);
-    socket.once('close', onEnd);
-  });
+  return readHead<Buffer | null>(socket, timeoutMs, (bytes) => bytes, () => null);
 }

@@ -107,13 +107,15 @@ export class BullmqOutbox implements Outbox {
       await queue.addBulk(entries.map((e, i) => ({ name: 'envelope', data: jobData(e), opts: jobOpts(ids[i]!, now) })));
     } catch (err) {
       const unstored = await this.unstored(entries, ids);
-      const unstoredBytes = sizeOf(unstored);
-      budget.release(this.sink, unstoredBytes);
-      const unstoredIds = unstored.map((e) => jobIdFor(e.id));
-      await this.count({ bytes: -unstoredBytes }, (m) => m.zrem(keys.enqueued, ...unstoredIds));
+      if (unstored.length > 0) {
+        const unstoredBytes = sizeOf(unstored);
+        budget.release(this.sink, unstoredBytes);
+        await this.count({ bytes: -unstoredBytes }, (m) => m.zrem(keys.enqueued, ...unstored.map((e) => jobIdFor(e.id))));
+      }
       // Those kept are delivered: the caller keeps only the rest elsewhere, or counts only them as lost.
-      if (unstored.length < entries.length) this.appended.fire();
-      throw this.storeError(err, unstored.length < entries.length ? unstored : undefined);
+      const keptSome = unstored.length < entries.length;
+      if (keptSome) this.appended.fire();
+      throw this.storeError(err, keptSome ? unstored : undefined);
     }
     budget.committed();
     this.appended.fire();
@@ -135,8 +137,7 @@ export class BullmqOutbox implements Outbox {
 
   async lease(max: number): Promise<OutboxEntry[]> {
     this.assertOpen();
-    // The connector leases every poll: counts a full Redis refused land soon after it has room.
-    if (this.owed.any) await this.count({});
+    await this.payOwed();
     const { worker, token } = this.p;
     // Sent at once (ioredis pipelines them); each moves the then-oldest due job to active.
     const fetched = await Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false })));
@@ -226,7 +227,7 @@ export class BullmqOutbox implements Outbox {
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    if (this.owed.any) await this.count({});
+    await this.payOwed();
     return this.owed.adjust(await bullmqSinkState(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason));
   }
 
@@ -317,6 +318,11 @@ export class BullmqOutbox implements Outbox {
     } catch {
       this.owed.add(sum);
     }
+  }
+
+  /** Writes the counts a full Redis refused; the connector leases every poll, so they land soon after it has room. */
+  private async payOwed(): Promise<void> {
+    if (this.owed.any) await this.count({});
   }
 
   /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */

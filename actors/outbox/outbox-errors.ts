@@ -9,11 +9,20 @@ export interface AppendErrorOptions {
   unstored?: readonly OutboxAppend[];
 }
 
+/** An append the store refused; what `unstored` leaves out of it was kept. */
+abstract class AppendRefused extends Error {
+  readonly unstored?: readonly OutboxAppend[];
+
+  constructor(message: string, options?: AppendErrorOptions) {
+    super(message, options);
+    if (options?.unstored) this.unstored = options.unstored;
+  }
+}
+
 /** Disk protection (or a full Redis) pauses new outbox writes; the caller records a gap. */
-export class OutboxWriteBlocked extends Error {
+export class OutboxWriteBlocked extends AppendRefused {
   override readonly name = 'OutboxWriteBlocked';
   readonly code = 'OUTBOX_WRITE_BLOCKED';
-  readonly unstored?: readonly OutboxAppend[];
 
   constructor(
     readonly reason: WriteBlockReason,
@@ -21,20 +30,13 @@ export class OutboxWriteBlocked extends Error {
     options?: AppendErrorOptions,
   ) {
     super(message, options);
-    if (options?.unstored) this.unstored = options.unstored;
   }
 }
 
 /** The store cannot be reached (Redis down); of the append, nothing was kept, or all but `unstored`. */
-export class OutboxUnavailable extends Error {
+export class OutboxUnavailable extends AppendRefused {
   override readonly name = 'OutboxUnavailable';
   readonly code = 'OUTBOX_UNAVAILABLE';
-  readonly unstored?: readonly OutboxAppend[];
-
-  constructor(message: string, options?: AppendErrorOptions) {
-    super(message, options);
-    if (options?.unstored) this.unstored = options.unstored;
-  }
 }
 
 /** A call on an outbox after its close(). */

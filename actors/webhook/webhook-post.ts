@@ -11,8 +11,9 @@ export interface WebhookTarget {
 
 /**
  * One delivery attempt: POST the body with the Standard Webhooks headers. A batch
- * body is a JSON array of envelopes; webhookIdOf names it. A failed batch's entries are retried one by one on their own schedule, so
- * receivers dedupe on each envelope's event_id.
+ * body is a JSON array of envelopes; webhookIdOf names it. A failed batch's entries
+ * are retried one by one on their own schedule, so receivers dedupe on each
+ * envelope's event_id.
  */
 export async function postWebhook(
   target: WebhookTarget,

@@ -112,7 +112,7 @@ test('retries that fall due while Redis is out of memory are delivered too', wit
 
 test('acks and retries of leases taken before Redis ran out of memory settle, and the counters they owe land once it has room', withSink(async (sink) => {
   await sink.outbox.append(entries(1, 3));
-  const leased = await sink.outbox.lease(3);
+  assert.equal(ids(await sink.outbox.lease(3)), ['ev-1', 'ev-2', 'ev-3']);
   await sink.full(true);
   await sink.outbox.ack(['ev-1', 'ev-2']);
   await sink.outbox.retry('ev-3', 'HTTP 503', Date.now());
@@ -123,7 +123,6 @@ test('acks and retries of leases taken before Redis ran out of memory settle, an
   // The next counter write carried what the refused ones owed: Redis alone now tells the truth.
   const redisPart = await readRedisOutboxState((await server).url, sink.nodeId, 'billing');
   assert.equal([redisPart.total_delivered, redisPart.total_failed, redisPart.outbox_storage.bytes], [3, 1, 0]);
-  assert.is(leased.length, 3);
 }));
 
 test('a batch Redis ran out of memory in the middle of: the entries it kept stay there, only the rest go to the embedded store', withSink(async (sink) => {
@@ -144,13 +143,12 @@ test('a batch Redis ran out of memory in the middle of: the entries it kept stay
 
 test('a lease held past its lock settles: its ack moves the job with the expired lock', withSink(async (sink) => {
   await sink.outbox.append(entries(1, 2));
-  const leased = await sink.outbox.lease(2);
+  assert.equal(ids(await sink.outbox.lease(2)), ['ev-1', 'ev-2']);
   await sleep(700);
   await sink.outbox.ack(['ev-1']);
   await sink.outbox.retry('ev-2', 'HTTP 503', Date.now());
   assert.equal(counts(await sink.outbox.state()), { pending: 1, total_delivered: 1, total_failed: 1, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 7 });
   assert.equal(ids(await sink.outbox.lease(10)), ['ev-2']);
-  assert.is(leased.length, 2);
 }, 300));
 
 test.run();

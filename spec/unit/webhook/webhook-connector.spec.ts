@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Outbox } from '../../../actors/contracts/outbox.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookConnector } from '../../../actors/webhook/webhook-connector.js';
+import { waitFor } from '../../support/wait-for.js';
 import { startWebhookReceiver } from '../../support/webhook-receiver.js';
 
 const TOKEN = 'connector-spec-token';
@@ -73,29 +74,21 @@ async function withConnector(method: 'ack' | 'lease', body: (ctx: Context) => Pr
   }
 }
 
-async function eventually(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 test('an ack that never returns does not hold the only delivery slot: the other entries go out', async () => {
   await withConnector('ack', async ({ ids, acked, outbox }) => {
-    await eventually(() => ids.every((id) => acked().includes(id)), 5000, 'every entry delivered');
+    await waitFor(() => ids.every((id) => acked().includes(id)), 5000, 'every entry delivered', 20);
     // Three acks were recorded; the held one keeps its entry leased, so it is not sent twice.
-    await eventually(async () => (await outbox.state()).pending === 1, 2000, 'one entry left pending');
+    await waitFor(async () => (await outbox.state()).pending === 1, 2000, 'one entry left pending', 20);
     assert.is(acked().length, 4);
   });
 });
 
 test('a lease that answers late has its entries delivered then, and the loop goes on meanwhile', async () => {
   await withConnector('lease', async ({ ids, acked, release }) => {
-    await eventually(() => ids.slice(1).every((id) => acked().includes(id)), 5000, 'the entries leased after the held lease');
+    await waitFor(() => ids.slice(1).every((id) => acked().includes(id)), 5000, 'the entries leased after the held lease', 20);
     assert.not.ok(acked().includes('e-1'), 'the held lease has not answered yet');
     release();
-    await eventually(() => acked().includes('e-1'), 5000, 'the late lease delivered');
+    await waitFor(() => acked().includes('e-1'), 5000, 'the late lease delivered', 20);
     assert.is(acked().length, 4);
   });
 });
