@@ -22,12 +22,38 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+interface ClientMark {
+  rx: number;
+  tx: number;
+}
+
 /**
- * Where the previous request of a keep-alive client connection ended, so each
- * request's flow counts the client bytes of its own exchange, request head included
- * (Node's parser has read the head before the request event).
+ * Where the next request's share of a keep-alive client connection starts: the end of
+ * the request before it, so each flow counts the client bytes of its own exchange,
+ * request head included (Node's parser has read the head before the request event).
  */
-const clientMarks = new WeakMap<Socket, { rx: number; tx: number }>();
+const clientTails = new WeakMap<Socket, ClientMark>();
+
+/**
+ * A request's share of its client connection: it starts at the mark its predecessor
+ * fills in when it ends, and `ended` fills in its own for the request after it. A
+ * pipelining client sends a request before the answer to the one before is done (Node
+ * answers them in order): its start is read from the shared mark when its counters are
+ * read, so no byte counts in two flows; a sample taken before its predecessor ended
+ * counts from the older mark.
+ */
+function clientShare(client: Socket): { base: ClientMark; ended: () => void } {
+  const base = clientTails.get(client) ?? { rx: 0, tx: 0 };
+  const tail = { rx: base.rx, tx: base.tx };
+  clientTails.set(client, tail);
+  return {
+    base,
+    ended: () => {
+      tail.rx = client.bytesRead;
+      tail.tx = client.bytesWritten;
+    },
+  };
+}
 
 /**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
@@ -40,7 +66,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const auth = proxyAuth(req, env.users);
   if (!auth) return respond(res, 407, PROXY_AUTHENTICATE);
   const client = req.socket;
-  const base = clientMarks.get(client) ?? { rx: 0, tx: 0 };
+  const share = clientShare(client);
   // Listened for from the start: a client that gives up while the flow opens closes
   // `res` before the relay below could see it, and its flow must still complete.
   let clientGone = false;
@@ -52,7 +78,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   );
   if (!flow) {
     // The refusal's bytes belong to no flow; the next request's counts start after them.
-    res.once('close', () => clientMarks.set(client, { rx: client.bytesRead, tx: client.bytesWritten }));
+    res.once('close', share.ended);
     return;
   }
   const upstream = flow.dial.socket;
@@ -61,11 +87,11 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const finish = (): void => {
     if (done) return;
     done = true;
-    clientMarks.set(client, { rx: client.bytesRead, tx: client.bytesWritten });
+    share.ended();
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
   };
-  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, base), () => {
+  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.base), () => {
     upstream.destroy();
     res.destroy();
   });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
@@ -40,6 +41,40 @@ test('makes each request on a keep-alive client connection its own flow', async 
   assert.is(records[0]!.source!.port, records[1]!.source!.port, 'one client connection carried both');
   assertDirectBytes(records[0]!, await closedConnection(origin, a), 'forward');
   assertDirectBytes(records[1]!, await closedConnection(origin, b), 'forward');
+});
+
+/**
+ * Sends every request in one write on one connection (HTTP/1.1 pipelining), the last
+ * with `Connection: close`, and reads until the proxy closes: what was sent and received.
+ */
+function pipelined(proxy: string, urls: string[]): Promise<{ sent: number; received: number }> {
+  const [host, port] = [proxy.slice(0, proxy.lastIndexOf(':')), Number(proxy.slice(proxy.lastIndexOf(':') + 1))];
+  const heads = urls.map((url, i) => {
+    const close = i === urls.length - 1 ? 'Connection: close\r\n' : '';
+    return `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n${close}\r\n`;
+  });
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port }, () => socket.write(heads.join('')));
+    socket.on('data', () => undefined);
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ sent: socket.bytesWritten, received: socket.bytesRead }));
+  });
+}
+
+test('splits a pipelining client connection between its flows without counting a byte twice', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const paths = ['/bytes/100?case=pipelined-1', '/bytes/200?case=pipelined-2', '/bytes/300?case=pipelined-3'];
+  const client = await pipelined(proxy(OPEN.tag), paths.map((p) => origin.url(p)));
+
+  const records = (await nextFlows(events, known, paths.length)).map((f) => recordOf(f.completed));
+  const sum = (key: 'inbound_rx_bytes' | 'inbound_tx_bytes'): number => records.reduce((n, r) => n + r.traffic[key], 0);
+  assert.is(sum('inbound_rx_bytes'), client.sent, 'the flows share what the client sent');
+  assert.is(sum('inbound_tx_bytes'), client.received, 'the flows share what the client received');
+  for (const path of paths) {
+    const record = records.find((r) => r.target.port === origin.port && origin.connectionFor(path)?.bytesWritten === r.traffic.bytes_down);
+    assert.ok(record, `a flow carried ${path}`);
+  }
 });
 
 test('authenticates HTTP basic proxy credentials as http_basic with the username as principal_key', async () => {
