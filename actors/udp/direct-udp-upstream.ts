@@ -26,8 +26,11 @@ export class DirectUdpUpstream implements UdpUpstream {
   private closed = false;
   /** Set once open() has finished: a bind error before it is open()'s to report. */
   private live = false;
-  private readonly onSent = (err: Error | null): void => {
-    if (err && !this.closed) this.events.sendFailed(err);
+  /** The payload is sent as it is: all the bytes on the wire are payload. */
+  private readonly onSent = (err: Error | null, bytes: number): void => {
+    if (this.closed) return;
+    if (err) this.events.sendFailed(err);
+    else this.events.sent(bytes, bytes);
   };
 
   private constructor(private readonly events: UdpUpstreamEvents) {}
@@ -59,14 +62,13 @@ export class DirectUdpUpstream implements UdpUpstream {
     return upstream;
   }
 
-  send(target: SocksTarget, data: Buffer): number {
+  send(target: SocksTarget, data: Buffer): void {
     if (isIP(target.host)) this.sendTo(target.host, target.port, data);
     else {
       const name = this.names.get(target.host, 0);
       if (name.address !== null) this.sendTo(name.address, target.port, data);
       else void this.resolveAndSend(target, data, name);
     }
-    return data.length;
   }
 
   close(): void {

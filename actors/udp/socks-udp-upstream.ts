@@ -22,9 +22,6 @@ export class SocksUdpUpstream implements UdpUpstream {
   readonly resolved_ip: string | undefined;
   private readonly headers = headerMap();
   private closed = false;
-  private readonly onSent = (err: Error | null): void => {
-    if (err && !this.closed) this.events.sendFailed(err);
-  };
 
   private constructor(
     hop: Hop,
@@ -81,10 +78,13 @@ export class SocksUdpUpstream implements UdpUpstream {
     return new SocksUdpUpstream(hop, control, socket, events);
   }
 
-  send(target: SocksTarget, data: Buffer): number {
+  send(target: SocksTarget, data: Buffer): void {
     const header = this.headers.get(target.host, target.port);
-    this.socket.send([header, data], this.onSent);
-    return header.length + data.length;
+    this.socket.send([header, data], (err: Error | null, bytes: number) => {
+      if (this.closed) return;
+      if (err) this.events.sendFailed(err);
+      else this.events.sent(bytes - header.length, bytes);
+    });
   }
 
   close(): void {

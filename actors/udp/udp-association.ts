@@ -70,6 +70,14 @@ export class UdpAssociation implements UdpUpstreamEvents {
     this.env.flows.udpStats.packets_received++;
   }
 
+  sent(payloadBytes: number, wireBytes: number): void {
+    const c = this.counters;
+    c.packetsUp++;
+    c.bytesUp += payloadBytes;
+    c.upstreamTx += wireBytes;
+    this.env.flows.udpStats.packets_sent++;
+  }
+
   sendFailed(): void {
     this.env.flows.udpStats.send_failures++;
   }
@@ -103,11 +111,7 @@ export class UdpAssociation implements UdpUpstreamEvents {
     const { upstream } = this.flow!;
     // A new destination after the first is carried by the upstream association already open.
     if (this.destinations.add(target.host, target.port) && this.destinations.size > 1) this.env.flows.udpStats.reused_associations++;
-    const c = this.counters;
-    c.upstreamTx += upstream.send(target, data);
-    c.packetsUp++;
-    c.bytesUp += data.length;
-    this.env.flows.udpStats.packets_sent++;
+    upstream.send(target, data);
   }
 
   private open(first: { target: SocksTarget; data: Buffer }): void {

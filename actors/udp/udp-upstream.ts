@@ -9,7 +9,12 @@ export interface UdpUpstreamEvents {
    * `payloadBytes` excludes that header; `wireBytes` is what the upstream socket received.
    */
   reply(framed: Buffer | readonly Buffer[], payloadBytes: number, wireBytes: number): void;
-  /** The kernel or the resolver refused a send. */
+  /**
+   * A datagram for the remote went out: the kernel took it. `payloadBytes` excludes a
+   * SOCKS UDP header; `wireBytes` is what the upstream socket sent.
+   */
+  sent(payloadBytes: number, wireBytes: number): void;
+  /** The kernel or the resolver refused a send: the datagram is not counted as sent. */
   sendFailed(err: Error): void;
   /** A datagram from upstream that cannot be relayed (malformed or fragmented). */
   recvFailed(): void;
@@ -25,8 +30,8 @@ export interface UdpUpstream {
   readonly resolved_ip: string | undefined;
   /** The hop's TCP control connection, for the boundary counters; null when direct. */
   readonly control: Socket | null;
-  /** Sends one payload to `target` and returns the bytes put on the wire for it. */
-  send(target: SocksTarget, data: Buffer): number;
+  /** Sends one payload to `target`; `sent` or `sendFailed` follows. */
+  send(target: SocksTarget, data: Buffer): void;
   /** Ends the upstream; no event follows. */
   close(): void;
 }

@@ -6,6 +6,8 @@ import { DIRECT, FINAL_DIRECT, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
+import { encodeUdpHeader } from '../../actors/inbounds/socks5-wire.js';
+import { waitFor } from '../support/wait-for.js';
 import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
 import { assertUdpFlow, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
 
@@ -61,6 +63,41 @@ test('relays datagrams direct over a socks inbound as one udp flow with exact co
 
 test('relays datagrams over a mixed inbound too', async () => {
   await relayThrough(MIXED, [300]);
+});
+
+test('does not count a datagram whose destination name does not resolve as sent', async () => {
+  const { node, events } = await setup();
+  const server = await echoServer();
+  const known = knownFlows(events);
+  const before = udpStatsNow(events);
+  const a = await associate({ host: '127.0.0.1', port: node.ports[SOCKS.tag]! }, { timeoutMs: WAIT_MS });
+  const target = { host: '127.0.0.1', port: server.port };
+  const nowhere = { host: 'no-such-host.invalid', port: 53 };
+  a.send(target, Buffer.from('first'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('firstfirst') });
+  a.send(nowhere, Buffer.from('lost'));
+  await waitFor(() => udpDelta(before, udpStatsNow(events)).send_failures === 1, WAIT_MS, 'the failed lookup in stats.sampled');
+  a.send(target, Buffer.from('second!'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('second!second!') });
+  await a.close();
+
+  const flow = await nextFlow(events, known, WAIT_MS);
+  const relayed = udpTraffic([5, 7], [10, 14], 'direct');
+  // The client's datagram reached the relay: it counts on the inbound side only.
+  const lostFramed = encodeUdpHeader(nowhere).length + 'lost'.length;
+  assertUdpFlow(flow, {
+    inbound: SOCKS,
+    target,
+    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
+    outbound: DIRECT,
+    outcome: 'direct_relayed',
+    traffic: { ...relayed, inbound_rx_bytes: relayed.inbound_rx_bytes + lostFramed },
+  });
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(
+    delta,
+    moved({ created_associations: 1, closed_associations: 1, packets_sent: 2, packets_received: 2, send_failures: 1, reused_associations: 1 }),
+  );
 });
 
 test('refuses UDP ASSOCIATE with REP 2 when a rule blocks UDP on the inbound, as a blocked udp flow', async () => {

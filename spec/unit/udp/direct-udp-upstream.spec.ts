@@ -16,8 +16,9 @@ test('sends the payload alone to an IP destination and frames the answer with it
   assert.is(upstream.resolved_ip, '127.0.0.1');
   assert.equal(upstream.relay_chain, []);
   assert.is(upstream.control, null);
-  assert.is(upstream.send(target, Buffer.from('ping')), 4);
+  upstream.send(target, Buffer.from('ping'));
   const reply = await events.nthReply(1);
+  assert.equal(events.sends, [{ payloadBytes: 4, wireBytes: 4 }]);
   assert.equal(reply.framed, Buffer.concat([encodeUdpHeader(target), Buffer.from('pingping')]));
   assert.is(reply.payloadBytes, 8);
   assert.is(reply.wireBytes, 8);
@@ -54,15 +55,17 @@ test('fails the opening with DNS_FAILED when the first destination does not reso
   }
 });
 
-test('reports a later destination that does not resolve as a send failure and keeps relaying', async () => {
+test('reports a later destination that does not resolve as a send failure, not as sent, and keeps relaying', async () => {
   const echo = await startUdpEcho();
   const events = new UpstreamRecorder();
   const target = { host: '127.0.0.1', port: echo.port };
   const upstream = await DirectUdpUpstream.open(target, events);
   upstream.send({ host: 'no-such-host.invalid', port: 53 }, Buffer.from('lost'));
   await waitFor(() => events.sendFailures.length === 1, 3000, 'a send failure');
+  assert.equal(events.sends, [], 'the lost datagram is not counted as sent');
   upstream.send(target, Buffer.from('kept'));
   assert.equal((await events.nthReply(1)).framed.subarray(-4), Buffer.from('kept'));
+  assert.equal(events.sends, [{ payloadBytes: 4, wireBytes: 4 }]);
   assert.equal(events.breaks, []);
   upstream.close();
   await echo.close();

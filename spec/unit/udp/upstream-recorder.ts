@@ -11,12 +11,17 @@ export interface RecordedReply {
 /** Upstream events, recorded for a spec to assert on. */
 export class UpstreamRecorder implements UdpUpstreamEvents {
   readonly replies: RecordedReply[] = [];
+  readonly sends: { payloadBytes: number; wireBytes: number }[] = [];
   readonly sendFailures: Error[] = [];
   recvFailures = 0;
   readonly breaks: Error[] = [];
 
   reply(framed: Buffer | readonly Buffer[], payloadBytes: number, wireBytes: number): void {
     this.replies.push({ framed: Buffer.isBuffer(framed) ? Buffer.from(framed) : Buffer.concat(framed), payloadBytes, wireBytes });
+  }
+
+  sent(payloadBytes: number, wireBytes: number): void {
+    this.sends.push({ payloadBytes, wireBytes });
   }
 
   sendFailed(err: Error): void {
