@@ -22,21 +22,27 @@ export interface DispatcherOptions {
 
 type SequenceRange = Pick<ReplayGap, 'from_sequence' | 'to_sequence'>;
 
+/** A range noted as missed, waiting in the queue at its place among the appends. */
+interface Missed {
+  missed: SequenceRange;
+}
+
 /**
  * Takes one sink's filtered envelopes from the bus and appends them to its outbox in
  * order, one append at a time. What the outbox refuses (disk protection, store down),
  * what overflows the bounded queue, or what left the replay ring before a `since`
  * start could take it is recorded as a replay gap: one per contiguous missed range,
- * and one engine.warning per episode.
+ * and one engine.warning per episode. A miss is warned of when it happens and recorded
+ * in its place in the queue, so ranges are recorded in sequence order and one that
+ * follows a kept batch is never merged into the range before it.
  */
 export class OutboxDispatcher {
   private readonly stopping = new Subject<void>();
-  private queue: OutboxAppend[][] = [];
+  private queue: (OutboxAppend[] | Missed)[] = [];
+  /** Entries in the queue (missed ranges hold none). */
   private queued = 0;
   private running: Promise<void> | null = null;
-  /** Gap records not written yet: stop waits for them, so the outbox is not closed under them. */
-  private gapWrites: Promise<unknown> = Promise.resolve();
-  /** True while the last thing that happened to this sink's events was a miss. */
+  /** True while the last range the drain recorded was missed. */
   private missing = false;
   private warned = false;
   /** source_id as every body carries it, serialized once. */
@@ -64,7 +70,6 @@ export class OutboxDispatcher {
     // Completing the stream, not unsubscribing it, makes coalesce hand over its open window.
     this.stopping.next();
     while (this.running) await this.running;
-    await this.gapWrites;
     return through;
   }
 
@@ -85,26 +90,36 @@ export class OutboxDispatcher {
   }
 
   private async drain(): Promise<void> {
-    for (let entries = this.queue.shift(); entries; entries = this.queue.shift()) {
-      this.queued -= entries.length;
+    for (let item = this.queue.shift(); item; item = this.queue.shift()) {
+      if (!Array.isArray(item)) {
+        await this.record(item.missed);
+        continue;
+      }
+      this.queued -= item.length;
       try {
-        await this.opts.outbox.append(entries);
+        await this.opts.outbox.append(item);
         this.missing = false;
         this.warned = false;
       } catch (err) {
-        await this.miss(rangeOf(entries), 'outbox_write_blocked', err instanceof Error ? err.message : String(err));
+        const range = rangeOf(item);
+        this.warn(range, 'outbox_write_blocked', err instanceof Error ? err.message : String(err));
+        await this.record(range);
       }
     }
     this.running = null;
   }
 
+  /** A miss noticed outside the drain: warned of now, recorded after what is queued before it. */
   private noteMiss(range: SequenceRange, code: string, why: string): void {
-    this.gapWrites = Promise.all([this.gapWrites, this.miss(range, code, why)]);
+    this.warn(range, code, why);
+    const last = this.queue.at(-1);
+    // Nothing was queued since the last noted miss: this one continues it.
+    if (last && !Array.isArray(last)) last.missed.to_sequence = range.to_sequence;
+    else this.queue.push({ missed: { ...range } });
+    this.running ??= this.drain();
   }
 
-  private async miss(range: SequenceRange, code: string, why: string): Promise<void> {
-    const continuesLast = this.missing;
-    this.missing = true;
+  private warn(range: SequenceRange, code: string, why: string): void {
     if (!this.warned) {
       this.warned = true;
       this.opts.publish({
@@ -115,6 +130,11 @@ export class OutboxDispatcher {
         },
       });
     }
+  }
+
+  private async record(range: SequenceRange): Promise<void> {
+    const continuesLast = this.missing;
+    this.missing = true;
     await this.opts.outbox.recordGap({ ...range, at_unix_ms: Date.now() }, continuesLast).catch(() => undefined);
   }
 }

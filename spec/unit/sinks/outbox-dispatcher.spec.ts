@@ -19,7 +19,7 @@ interface Rig {
 }
 
 /** A real bus and a real embedded outbox for the sink `billing` of flow.completed. */
-async function rig(ringCapacity = 1024): Promise<Rig> {
+async function rig(ringCapacity = 1024, batching: { maxQueued?: number; batchMs?: number } = {}): Promise<Rig> {
   const bus = new EventBus({ ringCapacity, ringMaxBytes: 1 << 20 });
   const store = new LmdbOutboxStore({ stateDir: tempDir('weir-dispatcher-'), limits: ROOMY });
   const outbox = await store.open('billing');
@@ -30,7 +30,7 @@ async function rig(ringCapacity = 1024): Promise<Rig> {
     warnings,
     // A window far longer than any test step: only stop() can hand it over.
     dispatcher: () =>
-      new OutboxDispatcher({ sink: 'billing', nodeId: 'n1', events: ['flow.completed'], bus, outbox, publish: (e) => warnings.push(e), batchMs: 60_000 }),
+      new OutboxDispatcher({ sink: 'billing', nodeId: 'n1', events: ['flow.completed'], bus, outbox, publish: (e) => warnings.push(e), batchMs: 60_000, ...batching }),
     held: async () => (await outbox.lease(10_000)).map((e) => e.sequence),
     close: () => store.close(),
   };
@@ -95,6 +95,38 @@ test('what left the ring before a `since` start is one replay gap with one warni
     assert.is(state.replay_gaps, 1);
     assert.equal(state.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[3, 6]]);
     assert.equal(r.warnings.map((w) => (w.payload as { code: string }).code), ['replay_ring_overrun']);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a queue overflow during a failing append records each missed range in sequence order', async () => {
+  const r = await rig(1024, { maxQueued: 1, batchMs: 1 });
+  try {
+    // The first append waits until released, then fails (the outbox refused it).
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const append = r.outbox.append.bind(r.outbox);
+    let appends = 0;
+    r.outbox.append = async (entries) => {
+      if (++appends > 1) return append(entries);
+      await released;
+      throw new Error('refused');
+    };
+    const d = r.dispatcher();
+    d.start();
+    const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 3; i++) {
+      publish(r.bus, ['flow.completed']);
+      await settle();
+    }
+    // 1 is being appended, 2 waits in the queue, 3 overflowed it.
+    release();
+    await d.stop();
+    assert.equal(await r.held(), [2]);
+    const state = await r.outbox.state();
+    assert.equal(state.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[1, 1], [3, 3]]);
+    assert.is(state.replay_gaps, 2);
   } finally {
     await r.close();
   }
