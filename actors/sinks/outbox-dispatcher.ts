@@ -22,6 +22,12 @@ export interface DispatcherOptions {
 
 type SequenceRange = Pick<ReplayGap, 'from_sequence' | 'to_sequence'>;
 
+/**
+ * Entries per outbox append at most: a sink that starts with a long replay from the
+ * ring (up to its capacity) writes it in parts, not as one transaction or pipeline.
+ */
+const APPEND_MAX = 1000;
+
 /** A range noted as missed, waiting in the queue at its place among the appends. */
 interface Missed {
   missed: SequenceRange;
@@ -74,6 +80,11 @@ export class OutboxDispatcher {
   }
 
   private enqueue(batch: PublishedEvent[]): void {
+    if (batch.length <= APPEND_MAX) return this.enqueuePart(batch);
+    for (let from = 0; from < batch.length; from += APPEND_MAX) this.enqueuePart(batch.slice(from, from + APPEND_MAX));
+  }
+
+  private enqueuePart(batch: PublishedEvent[]): void {
     // Checked before serializing: an overflowing batch is only a gap, its bodies are never written.
     if (this.queued + batch.length > (this.opts.maxQueued ?? 100_000)) {
       this.noteMiss(rangeOf(batch), 'outbox_write_blocked', 'the outbox queue is full');

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Outbox } from '../../../actors/contracts/outbox.js';
+import type { Outbox, OutboxAppend } from '../../../actors/contracts/outbox.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { OutboxDispatcher } from '../../../actors/sinks/outbox-dispatcher.js';
 import type { BusEvent, EventType } from '../../../streams/contract.js';
@@ -33,6 +33,16 @@ async function rig(ringCapacity = 1024, batching: { maxQueued?: number; batchMs?
       new OutboxDispatcher({ sink: 'billing', nodeId: 'n1', events: ['flow.completed'], bus, outbox, publish: (e) => warnings.push(e), batchMs: 60_000, ...batching }),
     held: async () => (await outbox.lease(10_000)).map((e) => e.sequence),
     close: () => store.close(),
+  };
+}
+
+/** Runs `hook` before each append reaches the real outbox: it can see the entries, hold the append up or fail it. */
+function beforeAppend(outbox: Outbox, hook: (entries: readonly OutboxAppend[], nth: number) => void | Promise<void>): void {
+  const append = outbox.append.bind(outbox);
+  let nth = 0;
+  outbox.append = async (entries) => {
+    await hook(entries, ++nth);
+    return append(entries);
   };
 }
 
@@ -83,6 +93,23 @@ test('a start after `since` takes the events published since from the ring, then
   }
 });
 
+test('a start with a long replay appends it in parts of at most 1000 entries', async () => {
+  const r = await rig(4096);
+  try {
+    publish(r.bus, Array<EventType>(2500).fill('flow.completed'));
+    const sizes: number[] = [];
+    beforeAppend(r.outbox, (entries) => void sizes.push(entries.length));
+    const d = r.dispatcher();
+    d.start(0);
+    await d.stop();
+    assert.equal(sizes, [1000, 1000, 500]);
+    const held = await r.held();
+    assert.equal(held, Array.from({ length: 2500 }, (_, i) => i + 1));
+  } finally {
+    await r.close();
+  }
+});
+
 test('what left the ring before a `since` start is one replay gap with one warning', async () => {
   const r = await rig(4);
   try {
@@ -106,13 +133,11 @@ test('a queue overflow during a failing append records each missed range in sequ
     // The first append waits until released, then fails (the outbox refused it).
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const append = r.outbox.append.bind(r.outbox);
-    let appends = 0;
-    r.outbox.append = async (entries) => {
-      if (++appends > 1) return append(entries);
+    beforeAppend(r.outbox, async (_, nth) => {
+      if (nth > 1) return;
       await released;
       throw new Error('refused');
-    };
+    });
     const d = r.dispatcher();
     d.start();
     const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
