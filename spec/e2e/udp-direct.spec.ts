@@ -1,15 +1,16 @@
 import { test } from 'uvu';
+import type { TagProtocol } from '../../streams/contract.js';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { DIRECT, FINAL_DIRECT, recordOf } from '../support/flow-expect.js';
-import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { knownFlows, nextFlow, type FlowLifecycle } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
 import { encodeUdpHeader } from '../../actors/inbounds/socks5-wire.js';
 import { waitFor } from '../support/wait-for.js';
 import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
-import { assertUdpFlow, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+import { assertUdpFlow, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
 
 const SOCKS = { tag: 'udp-socks', protocol: 'socks' };
 const MIXED = { tag: 'udp-mixed', protocol: 'mixed' };
@@ -29,13 +30,23 @@ async function echoServer(): Promise<UdpEcho> {
   return echo;
 }
 
-async function relayThrough(inbound: { tag: string; protocol: string }, sizes: number[]): Promise<void> {
+/** An association through `inbound`, the echo as its target, and what the sink held before it. */
+async function echoAssociation(inbound: TagProtocol) {
   const { node, events } = await setup();
   const server = await echoServer();
   const known = knownFlows(events);
   const before = udpStatsNow(events);
   const a = await associate({ host: '127.0.0.1', port: node.ports[inbound.tag]! }, { timeoutMs: WAIT_MS });
-  const target = { host: '127.0.0.1', port: server.port };
+  return { events, known, before, a, target: { host: '127.0.0.1', port: server.port } };
+}
+
+/** A flow relayed direct to the echo (routed by final) with these counters. */
+function assertEchoFlow(flow: FlowLifecycle, expect: Pick<UdpFlowExpectation, 'inbound' | 'target' | 'traffic' | 'close_reason'>): void {
+  assertUdpFlow(flow, { ...expect, route: { ...FINAL_DIRECT, selection_chain: ['direct'] }, outbound: DIRECT, outcome: 'direct_relayed' });
+}
+
+async function relayThrough(inbound: TagProtocol, sizes: number[]): Promise<void> {
+  const { events, known, before, a, target } = await echoAssociation(inbound);
   for (const [i, size] of sizes.entries()) {
     const payload = Buffer.alloc(size, 97 + i);
     a.send(target, payload);
@@ -44,14 +55,7 @@ async function relayThrough(inbound: { tag: string; protocol: string }, sizes: n
   }
   await a.close();
   const flow = await nextFlow(events, known, WAIT_MS);
-  assertUdpFlow(flow, {
-    inbound,
-    target,
-    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-    traffic: udpTraffic(sizes, sizes.map((n) => 2 * n), 'direct'),
-  });
+  assertEchoFlow(flow, { inbound, target, traffic: udpTraffic(sizes, sizes.map((n) => 2 * n), 'direct') });
   assert.is(recordOf(flow.routed!).target.resolved_ip, '127.0.0.1');
   const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
   assert.equal(delta, moved({ created_associations: 1, closed_associations: 1, packets_sent: sizes.length, packets_received: sizes.length }));
@@ -66,12 +70,7 @@ test('relays datagrams over a mixed inbound too', async () => {
 });
 
 test('does not count a datagram whose destination name does not resolve as sent', async () => {
-  const { node, events } = await setup();
-  const server = await echoServer();
-  const known = knownFlows(events);
-  const before = udpStatsNow(events);
-  const a = await associate({ host: '127.0.0.1', port: node.ports[SOCKS.tag]! }, { timeoutMs: WAIT_MS });
-  const target = { host: '127.0.0.1', port: server.port };
+  const { events, known, before, a, target } = await echoAssociation(SOCKS);
   const nowhere = { host: 'no-such-host.invalid', port: 53 };
   a.send(target, Buffer.from('first'));
   assert.equal(await a.receive(), { source: target, data: Buffer.from('firstfirst') });
@@ -85,14 +84,7 @@ test('does not count a datagram whose destination name does not resolve as sent'
   const relayed = udpTraffic([5, 7], [10, 14], 'direct');
   // The client's datagram reached the relay: it counts on the inbound side only.
   const lostFramed = encodeUdpHeader(nowhere).length + 'lost'.length;
-  assertUdpFlow(flow, {
-    inbound: SOCKS,
-    target,
-    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-    traffic: { ...relayed, inbound_rx_bytes: relayed.inbound_rx_bytes + lostFramed },
-  });
+  assertEchoFlow(flow, { inbound: SOCKS, target, traffic: { ...relayed, inbound_rx_bytes: relayed.inbound_rx_bytes + lostFramed } });
   const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
   assert.equal(
     delta,
@@ -121,25 +113,12 @@ test('refuses UDP ASSOCIATE with REP 2 when a rule blocks UDP on the inbound, as
 });
 
 test('closes an association idle for flows.idle_timeout_s with idle_timeout', async () => {
-  const { node, events } = await setup();
-  const server = await echoServer();
-  const known = knownFlows(events);
-  const before = udpStatsNow(events);
-  const a = await associate({ host: '127.0.0.1', port: node.ports[SOCKS.tag]! }, { timeoutMs: WAIT_MS });
-  const target = { host: '127.0.0.1', port: server.port };
+  const { events, known, before, a, target } = await echoAssociation(SOCKS);
   a.send(target, Buffer.from('once'));
   assert.equal(await a.receive(), { source: target, data: Buffer.from('onceonce') }, 'the echo answers each datagram twice');
   await settlesBeforeFar(a.controlClosed, 'the end of the association');
   const flow = await nextFlow(events, known, WAIT_MS);
-  assertUdpFlow(flow, {
-    inbound: SOCKS,
-    target,
-    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
-    outbound: DIRECT,
-    outcome: 'direct_relayed',
-    close_reason: 'idle_timeout',
-    traffic: udpTraffic([4], [8], 'direct'),
-  });
+  assertEchoFlow(flow, { inbound: SOCKS, target, close_reason: 'idle_timeout', traffic: udpTraffic([4], [8], 'direct') });
   const timing = recordOf(flow.completed).timing;
   assert.ok(timing.ended_at_unix_ms! - timing.last_activity_at_unix_ms >= IDLE_S * 1000, 'not closed before the idle timeout');
   const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
