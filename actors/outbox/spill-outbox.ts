@@ -11,6 +11,11 @@ function redisRefused(err: unknown): err is OutboxUnavailable | OutboxWriteBlock
   return err instanceof OutboxUnavailable || (err instanceof OutboxWriteBlocked && err.reason === 'store_full');
 }
 
+export interface SpillOutboxOptions {
+  /** Least time between two checks whether a Redis that failed an append answers again. @defaultValue 5000 */
+  probeMs?: number;
+}
+
 /**
  * A sink's Redis outbox with the embedded one beside it: appends that Redis cannot
  * take (it is down, or out of memory) are kept in the embedded store instead, and
@@ -23,10 +28,21 @@ export class SpillOutbox implements Outbox {
   private lastPrimary: OutboxState | null = null;
   /** Set while Redis is out of memory and appends go to the embedded store: shown as last_error. */
   private redisFull: { message: string; at_unix_ms: number } | null = null;
+  /**
+   * Set once Redis failed an append (down, or hung: then each command waits for its
+   * timeout, 3 s, and one append at a time would make a queue of them): appends and
+   * gaps go to the embedded store until a probe, off their path, finds Redis answering.
+   */
+  private redisDown = false;
+  private probing = false;
+  private lastProbe = 0;
+  /** The store of the last gap recorded: a continuing range extends only a gap of the same store. */
+  private lastGapIn: Outbox | null = null;
 
   constructor(
     private readonly primary: EvacuableOutbox,
     private readonly spill: Outbox,
+    private readonly opts: SpillOutboxOptions = {},
   ) {}
 
   get sink(): string {
@@ -34,14 +50,34 @@ export class SpillOutbox implements Outbox {
   }
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
+    if (this.redisDown) {
+      this.probeRedis();
+      return this.spill.append(entries);
+    }
     try {
       await this.primary.append(entries);
       this.redisFull = null;
     } catch (err) {
       if (!redisRefused(err)) throw err;
       if (err instanceof OutboxWriteBlocked) this.redisFull ??= { message: 'Redis is out of memory: events are kept in the embedded outbox', at_unix_ms: Date.now() };
+      else this.redisDown = true;
       await this.spill.append(err.unstored ?? entries);
     }
+  }
+
+  /** Whether Redis answers again, asked at most once per probeMs and never waited for. */
+  private probeRedis(): void {
+    const now = Date.now();
+    if (this.probing || now - this.lastProbe < (this.opts.probeMs ?? 5000)) return;
+    this.probing = true;
+    this.lastProbe = now;
+    this.primary.state().then(
+      () => {
+        this.redisDown = false;
+        this.probing = false;
+      },
+      () => (this.probing = false),
+    );
   }
 
   onAppend(listener: () => void): () => void {
@@ -113,8 +149,23 @@ export class SpillOutbox implements Outbox {
     return a + b;
   }
 
+  /**
+   * In Redis, or in the embedded store when Redis does not take it. A range that
+   * continues the last one extends it only where the last one went: the other store's
+   * last gap may be an older, unrelated one, and extending it would hide this one.
+   */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
-    await this.primary.recordGap(gap, continuesLast).catch(() => this.spill.recordGap(gap, continuesLast));
+    if (!this.redisDown) {
+      try {
+        await this.primary.recordGap(gap, continuesLast && this.lastGapIn === this.primary);
+        this.lastGapIn = this.primary;
+        return;
+      } catch {
+        // Kept in the embedded store below.
+      }
+    }
+    await this.spill.recordGap(gap, continuesLast && this.lastGapIn === this.spill);
+    this.lastGapIn = this.spill;
   }
 
   async state(): Promise<OutboxState> {
@@ -122,6 +173,9 @@ export class SpillOutbox implements Outbox {
     const errors = [p.last_error, s.last_error, this.redisFull].filter((e) => e !== null);
     // A full Redis pauses no write: the embedded store takes them.
     const primaryBlocked = p.outbox_storage.write_blocked_reason === 'store_full' ? null : p.outbox_storage.write_blocked_reason;
+    // The embedded store's block (one a previous run left stands until its next append)
+    // pauses writes only while they go there.
+    const spillBlocked = this.redisDown || this.redisFull !== null ? s.outbox_storage.write_blocked_reason : null;
     const ages = [p.oldest_pending_age_ms, s.oldest_pending_age_ms].filter((a) => a !== null);
     return {
       pending: p.pending + s.pending,
@@ -131,8 +185,8 @@ export class SpillOutbox implements Outbox {
       last_error: errors.sort((a, b) => b.at_unix_ms - a.at_unix_ms)[0] ?? null,
       outbox_storage: {
         store: p.outbox_storage.store,
-        write_blocked: primaryBlocked !== null || s.outbox_storage.write_blocked,
-        write_blocked_reason: primaryBlocked ?? s.outbox_storage.write_blocked_reason,
+        write_blocked: (primaryBlocked ?? spillBlocked) !== null,
+        write_blocked_reason: primaryBlocked ?? spillBlocked,
         bytes: p.outbox_storage.bytes + s.outbox_storage.bytes,
       },
       oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import { Redis } from 'ioredis';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
+import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
+import { startRedisServer } from '../../support/redis-server.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { waitFor } from '../../support/wait-for.js';
+import { entries, ROOMY } from './outbox-contract.js';
+
+// The Redis outbox and the embedded one beside it, on a real redis-server that the
+// tests freeze (SIGSTOP: a hung Redis) or fill (maxmemory 1 byte).
+const test = suite('Redis outbox with the embedded store beside it');
+const server = startRedisServer();
+test.after(async () => (await server).close());
+let nodes = 0;
+
+interface Sink {
+  outbox: SpillOutbox;
+  /** How many appends reached the Redis outbox. */
+  redisAppends(): number;
+  admin: Redis;
+  close(): Promise<void>;
+}
+
+/** A sink `billing` of a fresh node id; `embeddedFirst` runs on its state dir before (a previous run). */
+async function openSink(opts: { embeddedFirst?: (store: LmdbOutboxStore) => Promise<void> } = {}): Promise<Sink> {
+  const { url } = await server;
+  const stateDir = tempDir('weir-spill-');
+  await opts.embeddedFirst?.(new LmdbOutboxStore({ stateDir, limits: ROOMY }));
+  const redis = await BullmqOutboxStore.connect({ url, nodeId: `spill-node-${++nodes}`, limits: ROOMY });
+  const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
+  const primary = await redis.open('billing');
+  let appends = 0;
+  const append = primary.append.bind(primary);
+  primary.append = (e) => {
+    appends++;
+    return append(e);
+  };
+  const outbox = new SpillOutbox(primary, await embedded.open('billing'), { probeMs: 200 });
+  const admin = new Redis(url);
+  return {
+    outbox,
+    redisAppends: () => appends,
+    admin,
+    async close() {
+      (await server).thaw();
+      await admin.config('SET', 'maxmemory', '0');
+      admin.disconnect();
+      await outbox.close();
+      await redis.close();
+      await embedded.close();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const withSink =
+  (body: (sink: Sink) => Promise<void>, opts?: Parameters<typeof openSink>[0]) =>
+  async (): Promise<void> => {
+    const sink = await openSink(opts);
+    try {
+      await body(sink);
+    } finally {
+      await sink.close();
+    }
+  };
+
+const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
+
+test('a hung Redis costs one append its timeout: the next ones go to the embedded store without asking it, until it answers again', withSink(async (sink) => {
+  (await server).freeze();
+  for (let i = 0; i < 6; i++) await sink.outbox.append(entries(i + 1, i + 1));
+  assert.is(sink.redisAppends(), 1, 'only the first append waited for Redis');
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5', 'ev-6']);
+
+  (await server).thaw();
+  // Each append spills and, once per probe interval, asks Redis off its path.
+  await waitFor(
+    async () => {
+      await sink.outbox.append(entries(100 + sink.redisAppends(), 100 + sink.redisAppends()));
+      return sink.redisAppends() > 1;
+    },
+    10_000,
+    'appends going to Redis again',
+  );
+}));
+
+test('a continuing gap that Redis refuses starts a new gap in the embedded store, never extending an older one there', withSink(async (sink) => {
+  await sink.outbox.recordGap({ from_sequence: 1, to_sequence: 4, at_unix_ms: Date.now() }, false);
+  await sink.admin.config('SET', 'maxmemory', '1');
+  await sink.outbox.recordGap({ from_sequence: 5, to_sequence: 8, at_unix_ms: Date.now() + 1 }, true);
+  await sink.admin.config('SET', 'maxmemory', '0');
+  // The range went on in the embedded store; one continuing it now, with Redis back, goes to
+  // Redis, whose last gap (1-4) it does not continue.
+  await sink.outbox.recordGap({ from_sequence: 9, to_sequence: 9, at_unix_ms: Date.now() + 2 }, true);
+  const s = await sink.outbox.state();
+  const ranges = s.gaps.map((g) => [g.from_sequence, g.to_sequence]);
+  assert.equal(ranges, [[70, 77], [1, 4], [5, 8], [9, 9]]);
+  assert.is(s.replay_gaps, 4);
+}, {
+  // A previous run's gap in the embedded store, older than everything above.
+  embeddedFirst: async (store) => {
+    await (await store.open('billing')).recordGap({ from_sequence: 70, to_sequence: 77, at_unix_ms: Date.now() - 86_400_000 }, false);
+    await store.close();
+  },
+}));
+
+test('a write block the embedded store was left with is not shown while Redis takes the writes', withSink(async (sink) => {
+  await sink.outbox.append(entries(1, 3));
+  await sink.outbox.ack(ids(await sink.outbox.lease(10)));
+  const s = await sink.outbox.state();
+  assert.equal([s.outbox_storage.write_blocked, s.outbox_storage.write_blocked_reason, s.total_delivered], [false, null, 3]);
+}, {
+  // A previous run, during a Redis outage on a full disk: the embedded store refused an append.
+  embeddedFirst: async (store) => {
+    store.setLimits({ max_bytes: ROOMY.max_bytes, min_free_bytes: Number.MAX_SAFE_INTEGER });
+    const refused = await (await store.open('billing')).append(entries(1, 1)).then(() => null, (err: unknown) => err);
+    assert.ok(refused, 'the embedded store refused the append');
+    await store.close();
+  },
+}));
+
+test.run();
