@@ -2,6 +2,12 @@ import type { Socket } from 'node:net';
 import type { FlowTraffic } from '../../streams/contract.js';
 import type { TrafficMeter } from './flow-actor.js';
 
+/** Byte counts of a client connection at some point: where one flow's share of it starts. */
+export interface ClientMark {
+  rx: number;
+  tx: number;
+}
+
 /**
  * The counters of a TCP flow, read from its two sockets: bytes_up/bytes_down are the
  * remote side's payload, the outbound's hop handshake left out; the boundary counters
@@ -12,7 +18,7 @@ export function socketMeter(
   client: Socket,
   remote: Socket,
   handshake: { rx: number; tx: number },
-  clientBase: { rx: number; tx: number } = { rx: 0, tx: 0 },
+  clientBase: ClientMark = { rx: 0, tx: 0 },
 ): TrafficMeter {
   return {
     total: () => client.bytesRead + client.bytesWritten + remote.bytesRead + remote.bytesWritten,

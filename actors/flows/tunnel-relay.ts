@@ -2,14 +2,15 @@ import type { Socket } from 'node:net';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
 import { forward } from './forward.js';
-import { socketMeter } from './socket-meter.js';
+import { socketMeter, type ClientMark } from './socket-meter.js';
 
 /**
  * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain forwarding:
  * nothing per chunk. Counters are the sockets' own, read when the flow is sampled;
- * the outbound's hop handshake is left out of bytes_up/bytes_down.
+ * the outbound's hop handshake is left out of bytes_up/bytes_down. `clientBase` is where
+ * the tunnel's share of a client connection that carried HTTP requests before starts.
  */
-export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number): void {
+export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number, clientBase?: ClientMark): void {
   const remote = flow.dial.socket;
   let remoteError: Error | null = null;
   let open = 2;
@@ -23,7 +24,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number)
     flow.actor.complete(now(), relayResult(flow, remoteError));
   };
 
-  flow.actor.attach(socketMeter(client, remote, flow.dial.handshake), teardown);
+  flow.actor.attach(socketMeter(client, remote, flow.dial.handshake, clientBase), teardown);
   remote.on('error', (err) => {
     remoteError = err;
     teardown();

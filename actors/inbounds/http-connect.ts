@@ -6,6 +6,7 @@ import { endWithStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
 import { authorityTarget } from './http-target.js';
+import { clientShare } from './client-share.js';
 import { peerOf } from './tcp-listener.js';
 
 /** HTTP CONNECT: authenticate, open the flow, answer 200 and relay the tunnel. */
@@ -15,6 +16,8 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   if (!target) return endWithStatus(socket, 400);
   const auth = proxyAuth(req, env.users);
   if (!auth) return endWithStatus(socket, 407, PROXY_AUTHENTICATE);
+  // The tunnel is the connection's last exchange: its counts start after the requests before it.
+  const { base } = clientShare(socket);
   // Bytes the client sent right after the CONNECT head belong to the tunnel (and are its first bytes to sniff).
   if (head.length > 0) socket.unshift(head);
   const flow = await openTcpFlow(
@@ -27,5 +30,5 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
     },
   );
   if (!flow) return;
-  relayTunnel(socket, flow, env.flows.now);
+  relayTunnel(socket, flow, env.flows.now, base);
 }

@@ -1,5 +1,4 @@
 import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
 import { socketMeter } from '../flows/socket-meter.js';
@@ -7,6 +6,7 @@ import { failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
 import { absoluteTarget } from './http-target.js';
+import { clientShare } from './client-share.js';
 import { peerOf } from './tcp-listener.js';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded.
@@ -22,51 +22,23 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-interface ClientMark {
-  rx: number;
-  tx: number;
-}
-
-/**
- * Where the next request's share of a keep-alive client connection starts: the end of
- * the request before it, so each flow counts the client bytes of its own exchange,
- * request head included (Node's parser has read the head before the request event).
- */
-const clientTails = new WeakMap<Socket, ClientMark>();
-
-/**
- * A request's share of its client connection: it starts at the mark its predecessor
- * fills in when it ends, and `ended` fills in its own for the request after it. A
- * pipelining client sends a request before the answer to the one before is done (Node
- * answers them in order): its start is read from the shared mark when its counters are
- * read, so no byte counts in two flows; a sample taken before its predecessor ended
- * counts from the older mark.
- */
-function clientShare(client: Socket): { base: ClientMark; ended: () => void } {
-  const base = clientTails.get(client) ?? { rx: 0, tx: 0 };
-  const tail = { rx: base.rx, tx: base.tx };
-  clientTails.set(client, tail);
-  return {
-    base,
-    ended: () => {
-      tail.rx = client.bytesRead;
-      tail.tx = client.bytesWritten;
-    },
-  };
-}
-
 /**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
  * own upstream connection; the client connection stays keep-alive. bytes_down is what
  * the origin sent (status line, headers and body), bytes_up what was sent to it.
  */
 export async function handleForward(env: InboundEnv, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const parsed = absoluteTarget(req.url);
-  if (!parsed) return respond(res, 400);
-  const auth = proxyAuth(req, env.users);
-  if (!auth) return respond(res, 407, PROXY_AUTHENTICATE);
   const client = req.socket;
   const share = clientShare(client);
+  // A refusal's bytes belong to no flow; the next request's counts start after them.
+  const refuse = (status: number, headers?: Record<string, string>): void => {
+    res.once('close', share.ended);
+    respond(res, status, headers);
+  };
+  const parsed = absoluteTarget(req.url);
+  if (!parsed) return refuse(400);
+  const auth = proxyAuth(req, env.users);
+  if (!auth) return refuse(407, PROXY_AUTHENTICATE);
   // Listened for from the start: a client that gives up while the flow opens closes
   // `res` before the relay below could see it, and its flow must still complete.
   let clientGone = false;
@@ -74,13 +46,9 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const flow = await openTcpFlow(
     env.flows,
     { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client },
-    { blocked: () => respond(res, 403), failed: (f) => respond(res, failureStatus(f)) },
+    { blocked: () => refuse(403), failed: (f) => refuse(failureStatus(f)) },
   );
-  if (!flow) {
-    // The refusal's bytes belong to no flow; the next request's counts start after them.
-    res.once('close', share.ended);
-    return;
-  }
+  if (!flow) return;
   const upstream = flow.dial.socket;
   let remoteError: Error | null = null;
   let done = false;

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
@@ -10,6 +9,7 @@ import { knownFlows, nextFlow, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { assertDirectBytes } from '../support/relay-bytes.js';
+import { proxyGet, WireClient } from './support-http-wire.js';
 
 const OPEN = { tag: 'http-in', protocol: 'http' };
 const GUARDED = { tag: 'http-auth', protocol: 'http' };
@@ -43,29 +43,12 @@ test('makes each request on a keep-alive client connection its own flow', async 
   assertDirectBytes(records[1]!, await closedConnection(origin, b), 'forward');
 });
 
-/**
- * Sends every request in one write on one connection (HTTP/1.1 pipelining), the last
- * with `Connection: close`, and reads until the proxy closes: what was sent and received.
- */
-function pipelined(proxy: string, urls: string[]): Promise<{ sent: number; received: number }> {
-  const [host, port] = [proxy.slice(0, proxy.lastIndexOf(':')), Number(proxy.slice(proxy.lastIndexOf(':') + 1))];
-  const heads = urls.map((url, i) => {
-    const close = i === urls.length - 1 ? 'Connection: close\r\n' : '';
-    return `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n${close}\r\n`;
-  });
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port }, () => socket.write(heads.join('')));
-    socket.on('data', () => undefined);
-    socket.on('error', reject);
-    socket.on('close', () => resolve({ sent: socket.bytesWritten, received: socket.bytesRead }));
-  });
-}
-
 test('splits a pipelining client connection between its flows without counting a byte twice', async () => {
   const { origin, events, proxy } = await setup();
   const known = knownFlows(events);
   const paths = ['/bytes/100?case=pipelined-1', '/bytes/200?case=pipelined-2', '/bytes/300?case=pipelined-3'];
-  const client = await pipelined(proxy(OPEN.tag), paths.map((p) => origin.url(p)));
+  const wire = await WireClient.open(proxy(OPEN.tag));
+  const client = await wire.last(paths.map((p, i) => proxyGet(origin.url(p), { close: i === paths.length - 1 })).join(''));
 
   const records = (await nextFlows(events, known, paths.length)).map((f) => recordOf(f.completed));
   const sum = (key: 'inbound_rx_bytes' | 'inbound_tx_bytes'): number => records.reduce((n, r) => n + r.traffic[key], 0);
@@ -103,6 +86,33 @@ test('answers 407 with a Basic challenge to missing or wrong credentials, withou
   // The good request is the only new flow: the 407 answers opened none.
   const flow = await nextFlow(events, known);
   assert.is(flow.completed.principal_key, 'carol');
+});
+
+test('a 407 answer on a keep-alive connection counts in no flow: the retry with credentials counts only its own bytes', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const url = origin.url('/bytes/40?case=407-then-retry');
+  const wire = await WireClient.open(proxy(GUARDED.tag));
+  await wire.exchange(proxyGet(url));
+  const retry = await wire.last(proxyGet(url, { auth: CAROL_BASIC, close: true }));
+  const t = recordOf((await nextFlow(events, known)).completed).traffic;
+  assert.equal([t.inbound_rx_bytes, t.inbound_tx_bytes], [retry.sent, retry.received]);
+});
+
+test('a CONNECT after a plain request on one connection counts only the tunnel', async () => {
+  const { origin, events, proxy } = await setup();
+  const known = knownFlows(events);
+  const wire = await WireClient.open(proxy(OPEN.tag));
+  const plain = await wire.exchange(proxyGet(origin.url('/bytes/60?case=plain-then-connect')));
+  const connect = await wire.exchange(`CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\n\r\n`);
+  const tunnelled = await wire.last('GET /bytes/70?case=connect-after-plain HTTP/1.1\r\nHost: origin\r\nConnection: close\r\n\r\n');
+
+  const [forwarded, tunnel] = (await nextFlows(events, known, 2)).map((f) => recordOf(f.completed));
+  assert.is(forwarded!.target.port, origin.port);
+  assert.equal([forwarded!.traffic.inbound_rx_bytes, forwarded!.traffic.inbound_tx_bytes], [plain.sent, plain.received]);
+  const t = tunnel!.traffic;
+  assert.equal([t.inbound_rx_bytes, t.inbound_tx_bytes], [connect.sent + tunnelled.sent, connect.received + tunnelled.received]);
+  assert.is(t.bytes_down, (await closedConnection(origin, '/bytes/70?case=connect-after-plain')).bytesWritten);
 });
 
 test('never writes the password or its Basic encoding to the sink file, stdout or stderr', async () => {

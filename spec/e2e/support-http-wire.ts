@@ -1,0 +1,83 @@
+import net from 'node:net';
+
+/** The bytes one step of a WireClient moved on its connection. */
+export interface WireStep {
+  sent: number;
+  received: number;
+}
+
+/**
+ * A raw HTTP/1.1 client connection to a proxy: it writes messages exactly as given
+ * (pipelined, or one after the answer to the other) and tells the bytes each step
+ * moved, for checking how a proxy splits one connection between its flows.
+ */
+export class WireClient {
+  private data = Buffer.alloc(0);
+  /** End of the last answer taken. */
+  private taken = 0;
+  private sentBefore = 0;
+  private wake: () => void = () => undefined;
+  private readonly closed: Promise<void>;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.data = Buffer.concat([this.data, chunk]);
+      this.wake();
+    });
+    this.closed = new Promise((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('close', () => resolve());
+    });
+  }
+
+  static open(proxy: string): Promise<WireClient> {
+    const colon = proxy.lastIndexOf(':');
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ host: proxy.slice(0, colon), port: Number(proxy.slice(colon + 1)) }, () => resolve(new WireClient(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  /** Writes `message` and waits for one answer: its head and body (a CONNECT's 200 has none). */
+  async exchange(message: string): Promise<WireStep> {
+    this.socket.write(message);
+    for (;;) {
+      const end = this.answerEnd();
+      if (end !== null) return this.step(end);
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Writes `message` and reads until the proxy closes the connection. */
+  async last(message: string): Promise<WireStep> {
+    this.socket.write(message);
+    await this.closed;
+    return this.step(this.data.length);
+  }
+
+  /** Where the answer after `taken` ends, once it is all here: a chunked body ends with its last chunk. */
+  private answerEnd(): number | null {
+    const headEnd = this.data.indexOf('\r\n\r\n', this.taken);
+    if (headEnd < 0) return null;
+    const head = this.data.toString('latin1', this.taken, headEnd);
+    if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+      const last = this.data.indexOf('\r\n0\r\n\r\n', headEnd);
+      return last < 0 ? null : last + 7;
+    }
+    const end = headEnd + 4 + Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    return this.data.length >= end ? end : null;
+  }
+
+  private step(end: number): WireStep {
+    const step = { sent: this.socket.bytesWritten - this.sentBefore, received: end - this.taken };
+    this.taken = end;
+    this.sentBefore = this.socket.bytesWritten;
+    return step;
+  }
+}
+
+/** An absolute-form GET as a proxy client sends it; `close` asks the proxy to close after answering. */
+export function proxyGet(url: string, opts: { close?: boolean; auth?: string } = {}): string {
+  const auth = opts.auth ? `Proxy-Authorization: Basic ${opts.auth}\r\n` : '';
+  return `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n${auth}${opts.close ? 'Connection: close\r\n' : ''}\r\n`;
+}
