@@ -40,9 +40,6 @@ export class UdpAssociation implements UdpUpstreamEvents {
   private upstreamError: Error | null = null;
   private ended = false;
   private readonly idleTimer: NodeJS.Timeout;
-  private readonly onRelaySent = (err: Error | null): void => {
-    if (err) this.env.log.debug({ err }, 'udp datagram to the client not sent');
-  };
 
   constructor(
     private readonly env: InboundEnv,
@@ -58,16 +55,24 @@ export class UdpAssociation implements UdpUpstreamEvents {
     this.idleTimer = setTimeout(() => this.end(), env.flows.idleTimeoutMs);
   }
 
+  /** Counted as relayed (packets_down, bytes_down) once the kernel took the datagram for the client. */
   reply(framed: Buffer | readonly Buffer[], payloadBytes: number, wireBytes: number): void {
     const port = this.parts.gate.clientPort;
     if (this.ended || port === null) return;
-    this.parts.relay.send(framed, port, this.parts.gate.ip, this.onRelaySent);
     const c = this.counters;
-    c.packetsDown++;
-    c.bytesDown += payloadBytes;
     c.upstreamRx += wireBytes;
-    c.clientTx += Buffer.isBuffer(framed) ? framed.length : framed.reduce((sum, b) => sum + b.length, 0);
-    this.env.flows.udpStats.packets_received++;
+    this.parts.relay.send(framed, port, this.parts.gate.ip, (err: Error | null, sent: number) => {
+      if (err) {
+        // Too large for the client once framed (EMSGSIZE), or the client's address gone.
+        this.env.log.debug({ err }, 'udp datagram to the client not sent');
+        this.env.flows.udpStats.recv_failures++;
+        return;
+      }
+      c.packetsDown++;
+      c.bytesDown += payloadBytes;
+      c.clientTx += sent;
+      this.env.flows.udpStats.packets_received++;
+    });
   }
 
   sent(payloadBytes: number, wireBytes: number): void {

@@ -92,6 +92,21 @@ test('does not count a datagram whose destination name does not resolve as sent'
   );
 });
 
+test('does not count an answer the relay could not send to the client as relayed', async () => {
+  const { events, known, before, a, target } = await echoAssociation(SOCKS);
+  // The echo answers 65500 bytes: framed for the client (a 10-byte header) it is too large for a datagram.
+  const size = 32_750;
+  a.send(target, Buffer.alloc(size, 1));
+  await waitFor(() => udpDelta(before, udpStatsNow(events)).recv_failures === 1, WAIT_MS, 'the refused answer in stats.sampled');
+  await a.close();
+
+  const flow = await nextFlow(events, known, WAIT_MS);
+  const sentOnly = udpTraffic([size], [], 'direct');
+  assertEchoFlow(flow, { inbound: SOCKS, target, traffic: { ...sentOnly, outbound_rx_bytes: 2 * size } });
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(delta, moved({ created_associations: 1, closed_associations: 1, packets_sent: 1, recv_failures: 1 }));
+});
+
 test('refuses UDP ASSOCIATE with REP 2 when a rule blocks UDP on the inbound, as a blocked udp flow', async () => {
   const { node, events } = await setup();
   const known = knownFlows(events);
