@@ -9,6 +9,7 @@ import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-
 import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
+import { withClosing } from '../../support/with-closing.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
 // A Redis out of memory under noeviction (maxmemory 1 byte here) refuses every write
@@ -53,14 +54,7 @@ async function openSpillSink(leaseMs?: number): Promise<Sink> {
 }
 
 /** A test on a fresh sink, closed after it. */
-const withSink = (body: (sink: Sink) => Promise<void>, leaseMs?: number) => async () => {
-  const sink = await openSpillSink(leaseMs);
-  try {
-    await body(sink);
-  } finally {
-    await sink.close();
-  }
-};
+const withSink = (body: (sink: Sink) => Promise<void>, leaseMs?: number) => withClosing(() => openSpillSink(leaseMs), body);
 
 const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
 

@@ -7,6 +7,7 @@ import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
+import { withClosing } from '../../support/with-closing.js';
 import { waitFor } from '../../support/wait-for.js';
 import { entries, ROOMY } from './outbox-contract.js';
 
@@ -57,16 +58,7 @@ async function openSink(opts: { embeddedFirst?: (store: LmdbOutboxStore) => Prom
   };
 }
 
-const withSink =
-  (body: (sink: Sink) => Promise<void>, opts?: Parameters<typeof openSink>[0]) =>
-  async (): Promise<void> => {
-    const sink = await openSink(opts);
-    try {
-      await body(sink);
-    } finally {
-      await sink.close();
-    }
-  };
+const withSink = (body: (sink: Sink) => Promise<void>, opts?: Parameters<typeof openSink>[0]) => withClosing(() => openSink(opts), body);
 
 const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
 
