@@ -5,6 +5,7 @@ import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
+import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
@@ -149,7 +150,15 @@ export class Engine {
 
   private async apply(next: WeirConfig): Promise<ConfigApplied> {
     const changes = sinkChanges(this.current.event_sinks, next.event_sinks);
-    const { sinks, removedPending } = await swapSinks(this.sinks, changes, (c) => this.sinkOf(c));
+    const { sinks, removedPending } = await swapSinks(this.sinks, changes, {
+      build: (c) => this.sinkOf(c),
+      lastSequence: () => this.bus.lastSequence,
+      startFailed: (tag, err) =>
+        this.bus.publish({
+          event_type: 'engine.warning',
+          payload: { code: 'sink_start_failed', message: `sink "${tag}" could not start (${err instanceof Error ? err.message : String(err)}); retrying every ${SINK_START_RETRY_MS / 1000} s` },
+        }),
+    });
     this.sinks = sinks;
     const routeChanged = JSON.stringify(this.current.route) !== JSON.stringify(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));

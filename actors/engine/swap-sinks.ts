@@ -1,6 +1,15 @@
 import type { SinkConfig } from '../config/schema.js';
 import type { Sink } from '../contracts/sink.js';
+import { RetriedStart } from './retried-start.js';
 import type { SinkChanges } from './sink-changes.js';
+
+export interface SwapContext {
+  build(config: SinkConfig): Sink;
+  /** The bus's last sequence: where an added sink whose start failed takes its events from. */
+  lastSequence(): number;
+  /** Told of a sink that could not start; it retries (RetriedStart). */
+  startFailed(tag: string, err: unknown): void;
+}
 
 export interface SwappedSinks {
   sinks: Sink[];
@@ -13,8 +22,9 @@ export interface SwappedSinks {
  * and new sink never run at once (an embedded outbox has one writer per tag), and the
  * new one starts after the bus sequence the old one took events through: what was
  * published while the old one finished its deliveries is replayed to it from the ring.
+ * One that cannot start keeps its tag and retries from there.
  */
-export async function swapSinks(current: readonly Sink[], changes: SinkChanges, build: (c: SinkConfig) => Sink): Promise<SwappedSinks> {
+export async function swapSinks(current: readonly Sink[], changes: SinkChanges, ctx: SwapContext): Promise<SwappedSinks> {
   const removed = new Set(changes.removed);
   const leaving = new Set([...removed, ...changes.replaced.map((c) => c.tag)]);
   const removedPending: Record<string, number> = {};
@@ -25,9 +35,15 @@ export async function swapSinks(current: readonly Sink[], changes: SinkChanges, 
   }
   const started: Sink[] = [];
   for (const c of [...changes.replaced, ...changes.added]) {
-    const sink = build(c);
-    await sink.start(takenThrough.get(c.tag));
-    started.push(sink);
+    const sink = ctx.build(c);
+    const since = takenThrough.get(c.tag) ?? ctx.lastSequence();
+    try {
+      await sink.start(takenThrough.get(c.tag));
+      started.push(sink);
+    } catch (err) {
+      ctx.startFailed(c.tag, err);
+      started.push(new RetriedStart(sink, since, err));
+    }
   }
   return { sinks: [...current.filter((s) => !leaving.has(s.tag)), ...started], removedPending };
 }

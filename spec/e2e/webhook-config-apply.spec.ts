@@ -96,4 +96,35 @@ test('config.apply registers a Webhook sink idempotently, refuses bad bodies who
   }
 });
 
+test('a sink that cannot start keeps its tag, says why, and takes what was published meanwhile once it can', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  // A file where the sink's directory should be: the JSONL sink cannot open until it goes.
+  const blocker = path.join(path.dirname(hn.configPath), 'late');
+  fs.writeFileSync(blocker, 'not a directory');
+  const file = path.join(blocker, 'events.jsonl');
+  try {
+    const res = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [{ type: 'jsonl', tag: 'late', path: file, events: ['flow.completed'] }] } });
+    assert.is(res.status, 200, res.text);
+    await waitForEvents(
+      hn.events,
+      (es) => ofType(es, 'engine.warning').some((e) => (e.payload as { code: string }).code === 'sink_start_failed'),
+      5000,
+      'the sink_start_failed warning',
+    );
+    const late = ((await hn.api('/sinks')).json.sinks as { tag: string; last_error: { message: string } | null }[]).find((s) => s.tag === 'late');
+    assert.match(late?.last_error?.message ?? '', /^sink could not start: /);
+
+    const port = await hn.curlFlow();
+    fs.rmSync(blocker);
+    await waitFor(
+      () => fs.existsSync(file) && ofType(readJsonl(file), 'flow.completed').some((e) => sourcePortOf(e) === port),
+      15_000,
+      "the flow.completed published before the sink could start, in its file",
+    );
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
 test.run();
