@@ -24,7 +24,12 @@ export interface SpillOutboxOptions {
  * for the other nodes on it. Each entry is settled in the store it came from.
  */
 export class SpillOutbox implements Outbox {
-  private readonly owner = new Map<string, Outbox>();
+  /**
+   * The stores holding each leased id. Usually one; both when an event was kept in both
+   * (an append to a hung Redis that Redis ran after all): settling the id settles every
+   * copy, so neither stays leased and pending until a restart.
+   */
+  private readonly owners = new Map<string, Outbox[]>();
   private lastPrimary: OutboxState | null = null;
   /** Set while Redis is out of memory and appends go to the embedded store: shown as last_error. */
   private redisFull: { message: string; at_unix_ms: number } | null = null;
@@ -104,7 +109,11 @@ export class SpillOutbox implements Outbox {
 
   private async leaseFrom(store: Outbox, max: number): Promise<OutboxEntry[]> {
     const leased = await store.lease(max);
-    for (const e of leased) this.owner.set(e.id, store);
+    for (const e of leased) {
+      const owners = this.owners.get(e.id);
+      if (!owners) this.owners.set(e.id, [store]);
+      else if (!owners.includes(store)) owners.push(store);
+    }
     return leased;
   }
 
@@ -112,13 +121,12 @@ export class SpillOutbox implements Outbox {
   async ack(ids: readonly string[]): Promise<void> {
     const byOwner = new Map<Outbox, string[]>();
     for (const id of ids) {
-      const owner = this.owner.get(id);
-      if (owner) byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
+      for (const owner of this.owners.get(id) ?? []) byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
     }
     const results = await Promise.allSettled(
       [...byOwner].map(async ([owner, owned]) => {
         await owner.ack(owned);
-        for (const id of owned) this.owner.delete(id);
+        for (const id of owned) this.settled(id, owner);
       }),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -126,17 +134,24 @@ export class SpillOutbox implements Outbox {
   }
 
   async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
-    const owner = this.owner.get(id);
-    if (!owner) return;
-    await owner.retry(id, error, notBeforeUnixMs);
-    this.owner.delete(id);
+    await this.settleEach(id, (owner) => owner.retry(id, error, notBeforeUnixMs));
   }
 
   async deadLetter(id: string, error: string): Promise<void> {
-    const owner = this.owner.get(id);
-    if (!owner) return;
-    await owner.deadLetter(id, error);
-    this.owner.delete(id);
+    await this.settleEach(id, (owner) => owner.deadLetter(id, error));
+  }
+
+  private async settleEach(id: string, settle: (owner: Outbox) => Promise<void>): Promise<void> {
+    for (const owner of [...(this.owners.get(id) ?? [])]) {
+      await settle(owner);
+      this.settled(id, owner);
+    }
+  }
+
+  private settled(id: string, owner: Outbox): void {
+    const rest = (this.owners.get(id) ?? []).filter((o) => o !== owner);
+    if (rest.length > 0) this.owners.set(id, rest);
+    else this.owners.delete(id);
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Outbox } from '../../../actors/contracts/outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
@@ -20,6 +21,9 @@ let nodes = 0;
 
 interface Sink {
   outbox: SpillOutbox;
+  /** The two stores under it. */
+  primary: Outbox;
+  spill: Outbox;
   /** How many appends reached the Redis outbox. */
   redisAppends(): number;
   admin: Redis;
@@ -40,10 +44,13 @@ async function openSink(opts: { embeddedFirst?: (store: LmdbOutboxStore) => Prom
     appends++;
     return append(e);
   };
-  const outbox = new SpillOutbox(primary, await embedded.open('billing'), { probeMs: 200 });
+  const spill = await embedded.open('billing');
+  const outbox = new SpillOutbox(primary, spill, { probeMs: 200 });
   const admin = new Redis(url);
   return {
     outbox,
+    primary,
+    spill,
     redisAppends: () => appends,
     admin,
     async close() {
@@ -113,6 +120,17 @@ test('a write block the embedded store was left with is not shown while Redis ta
     assert.ok(refused, 'the embedded store refused the append');
     await store.close();
   },
+}));
+
+test('an event kept in both stores is settled in both by one ack', withSink(async (sink) => {
+  await sink.spill.append(entries(1, 1));
+  // The append a hung Redis ran after all, once it had gone to the embedded store.
+  await sink.primary.append(entries(1, 1));
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1'], 'the embedded copy');
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1'], 'the Redis copy');
+  await sink.outbox.ack(['ev-1']);
+  assert.is((await sink.outbox.state()).pending, 0);
+  assert.equal(await sink.outbox.lease(10), []);
 }));
 
 test.run();
