@@ -3,6 +3,7 @@ import type { Outbox } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import { within } from '../engine/within.js';
+import { LateOutbox } from './late-outbox.js';
 import { SpillOutbox } from './spill-outbox.js';
 
 /** How long a sink's opening waits for Redis before it takes the embedded store alone. */
@@ -48,16 +49,16 @@ export async function openOutboxStores(
       const spill = await embedded.open(sink);
       if (!redis) return spill;
       // A sink added or replaced (config.apply) while Redis is down or hung would wait for
-      // Redis, and the apply with it: after a while it runs on the embedded store instead.
+      // Redis, and the apply with it: after a while it runs on the embedded store instead,
+      // and on Redis again once the open succeeds (LateOutbox).
       const opening = redis.open(sink);
       const primary = await within(
         opening.catch(() => null),
         REDIS_OPEN_WAIT_MS,
       );
       if (primary) return new SpillOutbox(primary, spill);
-      void opening.then((late) => late.close(), () => undefined);
-      unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until the next start`);
-      return spill;
+      unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
+      return new SpillOutbox(new LateOutbox(sink, () => redis.open(sink), opening), spill);
     },
     async close() {
       await redis?.close();

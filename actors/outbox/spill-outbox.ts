@@ -214,13 +214,31 @@ export class SpillOutbox implements Outbox {
     await Promise.all([this.primary.close(), this.spill.close()]);
   }
 
-  /** Redis's part of the state; while Redis cannot be reached, the last one read, so the spill part still shows. */
+  /**
+   * Redis's part of the state; while Redis cannot be reached, the last one read (none
+   * yet: nothing known, and why), so the spill part still shows.
+   */
   private async primaryState(): Promise<OutboxState> {
     try {
       this.lastPrimary = await this.primary.state();
     } catch (err) {
-      if (!this.lastPrimary) throw err;
+      if (!this.lastPrimary) return unknownState(err);
     }
     return this.lastPrimary;
   }
+}
+
+/** The Redis part of a sink's state before Redis ever answered. */
+function unknownState(err: unknown): OutboxState {
+  return {
+    pending: 0,
+    total_delivered: 0,
+    total_failed: 0,
+    replay_gaps: 0,
+    last_error: { message: err instanceof Error ? err.message : String(err), at_unix_ms: Date.now() },
+    outbox_storage: { store: 'redis', write_blocked: false, write_blocked_reason: null, bytes: 0 },
+    oldest_pending_age_ms: null,
+    dead_letters: 0,
+    gaps: [],
+  };
 }

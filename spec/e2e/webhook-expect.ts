@@ -38,3 +38,9 @@ export function completedById(acknowledged: readonly Record<string, unknown>[]):
   for (const e of acknowledged) if (e['event_type'] === 'flow.completed') out.set(String(e['event_id']), e);
   return out;
 }
+
+/** Whether the receiver acknowledged the flow.completed of every curl from these source ports. */
+export function deliveredAll(acknowledged: readonly Record<string, unknown>[], ports: readonly number[]): boolean {
+  const delivered = new Set([...completedById(acknowledged).values()].map(sourcePortOf));
+  return ports.every((p) => delivered.has(p));
+}

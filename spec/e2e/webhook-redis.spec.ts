@@ -9,7 +9,7 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
+import { assertWellFormed, completedById, deliveredAll, sourcePortOf } from './webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
 test('Redis killed mid-stream and restarted: every curl’s flow.completed is delivered', async () => {
@@ -37,10 +37,7 @@ test('Redis killed mid-stream and restarted: every curl’s flow.completed is de
     const whileDown = await hn.curlFlows(8);
     ports.push(...whileDown);
     await waitFor(
-      () => {
-        const delivered = new Set([...completedById(receiver.acknowledged()).values()].map(sourcePortOf));
-        return whileDown.every((p) => delivered.has(p));
-      },
+      () => deliveredAll(receiver.acknowledged(), whileDown),
       10_000,
       'the events of the outage delivered while Redis is down',
     ).catch(async (err: unknown) => {
@@ -166,6 +163,34 @@ test('config.apply of a Webhook sink while Redis hangs is answered, and the sink
   } finally {
     redis.thaw();
     await stopAll(hn, receiver, billingReceiver, origin, redis);
+  }
+});
+
+test('a Webhook sink replaced while Redis is down goes back to Redis when it returns, and its Redis backlog is delivered', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  receiver.respond(() => ({ status: 503 }));
+  const origin = await startOrigin();
+  const hook = { url: receiver.url(), backoff_base_ms: 100, backoff_max_ms: 1000 };
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook });
+  try {
+    const ports = await hn.curlFlows(4);
+    await hn.sinkWhen((s) => s.outbox_storage.store === 'redis' && s.pending === 4, 'a backlog of four in Redis');
+    await redis.stop();
+    // Replaced while Redis is down: its opening gives up on Redis and takes the embedded store.
+    const replaced = { type: 'webhook', tag: 'hook', token: HOOK_TOKEN, events: ['flow.completed'], ...hook, backoff_max_ms: 1500 };
+    const applied = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [replaced] } });
+    assert.is(applied.status, 200, applied.text);
+    assert.equal(applied.json.sinks.replaced.map((s: { tag: string }) => s.tag), ['hook']);
+    ports.push(await hn.curlFlow());
+
+    await redis.restart();
+    receiver.respond(() => ({ status: 200 }));
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 30_000, 'the Redis backlog and the event of the outage delivered');
+    const after = await hn.sinkWhen((s) => s.pending === 0, 'nothing pending', { timeoutMs: 10_000 });
+    assert.equal([after.outbox_storage.store, after.replay_gaps], ['redis', 0]);
+  } finally {
+    await stopAll(hn, receiver, origin, redis);
   }
 });
 
