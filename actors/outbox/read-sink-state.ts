@@ -1,5 +1,6 @@
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxState } from '../contracts/outbox.js';
+import { mergeStates } from './merge-states.js';
 import { readOutboxState } from './read-outbox-state.js';
 
 /**
@@ -14,12 +15,6 @@ export async function readSinkOutboxState(config: WeirConfig, sink: string): Pro
   const redis = await readRedisOutboxState(config.redis.url, config.node.id, sink).catch(() => null);
   if (!redis) return embedded;
   if (!embedded) return redis;
-  return {
-    ...redis,
-    pending: redis.pending + embedded.pending,
-    total_delivered: redis.total_delivered + embedded.total_delivered,
-    total_failed: redis.total_failed + embedded.total_failed,
-    replay_gaps: redis.replay_gaps + embedded.replay_gaps,
-    dead_letters: redis.dead_letters + embedded.dead_letters,
-  };
+  // Offline nothing says whether writes go to the embedded store: only Redis's block shows.
+  return mergeStates(redis, embedded, { spillTakesWrites: false });
 }

@@ -1,4 +1,5 @@
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
 
 /** A Redis outbox: it can hand its waiting entries over when it is out of memory. */
@@ -185,29 +186,7 @@ export class SpillOutbox implements Outbox {
 
   async state(): Promise<OutboxState> {
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
-    const errors = [p.last_error, s.last_error, this.redisFull].filter((e) => e !== null);
-    // A full Redis pauses no write: the embedded store takes them.
-    const primaryBlocked = p.outbox_storage.write_blocked_reason === 'store_full' ? null : p.outbox_storage.write_blocked_reason;
-    // The embedded store's block (one a previous run left stands until its next append)
-    // pauses writes only while they go there.
-    const spillBlocked = this.redisDown || this.redisFull !== null ? s.outbox_storage.write_blocked_reason : null;
-    const ages = [p.oldest_pending_age_ms, s.oldest_pending_age_ms].filter((a) => a !== null);
-    return {
-      pending: p.pending + s.pending,
-      total_delivered: p.total_delivered + s.total_delivered,
-      total_failed: p.total_failed + s.total_failed,
-      replay_gaps: p.replay_gaps + s.replay_gaps,
-      last_error: errors.sort((a, b) => b.at_unix_ms - a.at_unix_ms)[0] ?? null,
-      outbox_storage: {
-        store: p.outbox_storage.store,
-        write_blocked: (primaryBlocked ?? spillBlocked) !== null,
-        write_blocked_reason: primaryBlocked ?? spillBlocked,
-        bytes: p.outbox_storage.bytes + s.outbox_storage.bytes,
-      },
-      oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
-      dead_letters: p.dead_letters + s.dead_letters,
-      gaps: [...s.gaps, ...p.gaps].sort((a, b) => a.at_unix_ms - b.at_unix_ms),
-    };
+    return mergeStates(p, s, { spillTakesWrites: this.redisDown || this.redisFull !== null, errors: [this.redisFull] });
   }
 
   async close(): Promise<void> {

@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { WeirConfig } from '../../../actors/config/schema.js';
 import type { Outbox } from '../../../actors/contracts/outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';
 import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -132,5 +134,25 @@ test('an event kept in both stores is settled in both by one ack', withSink(asyn
   assert.is((await sink.outbox.state()).pending, 0);
   assert.equal(await sink.outbox.lease(10), []);
 }));
+
+test('the offline state of a Redis sink shows what its embedded store holds: gaps, bytes, pending', async () => {
+  const { url } = await server;
+  const stateDir = tempDir('weir-spill-offline-');
+  const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
+  const spill = await embedded.open('billing');
+  await spill.recordGap({ from_sequence: 3, to_sequence: 5, at_unix_ms: 1000 }, false);
+  await spill.append(entries(6, 6));
+  await embedded.close();
+  try {
+    // Only the sections the reader uses.
+    const config = { node: { id: `spill-node-${++nodes}`, state_dir: stateDir }, redis: { url } } as unknown as WeirConfig;
+    const s = await readSinkOutboxState(config, 'billing');
+    assert.equal(s?.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[3, 5]]);
+    assert.equal([s?.replay_gaps, s?.pending, s?.outbox_storage.store], [1, 1, 'redis']);
+    assert.ok((s?.outbox_storage.bytes ?? 0) > 0, 'the embedded bytes count');
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+});
 
 test.run();
