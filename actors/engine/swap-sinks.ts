@@ -36,9 +36,11 @@ export async function swapSinks(current: readonly Sink[], changes: SinkChanges, 
   const started: Sink[] = [];
   for (const c of [...changes.replaced, ...changes.added]) {
     const sink = ctx.build(c);
-    const since = takenThrough.get(c.tag) ?? ctx.lastSequence();
+    const through = takenThrough.get(c.tag);
+    // Read before the attempt: what is published while it fails is replayed by a retry.
+    const since = through ?? ctx.lastSequence();
     try {
-      await sink.start(takenThrough.get(c.tag));
+      await sink.start(through);
       started.push(sink);
     } catch (err) {
       ctx.startFailed(c.tag, err);

@@ -122,7 +122,11 @@ export class SpillOutbox implements Outbox {
   async ack(ids: readonly string[]): Promise<void> {
     const byOwner = new Map<Outbox, string[]>();
     for (const id of ids) {
-      for (const owner of this.owners.get(id) ?? []) byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
+      for (const owner of this.owners.get(id) ?? []) {
+        const owned = byOwner.get(owner);
+        if (owned) owned.push(id);
+        else byOwner.set(owner, [id]);
+      }
     }
     const results = await Promise.allSettled(
       [...byOwner].map(async ([owner, owned]) => {

@@ -5,7 +5,7 @@ import { dialFailure } from '../errors/flow-failure.js';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
 import { AddressMap, headerMap } from './address-map.js';
 import { plainIp } from '../net/plain-ip.js';
-import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
+import { reportSend, type UdpUpstream, type UdpUpstreamEvents } from './udp-upstream.js';
 
 /** Most host names one association keeps resolved. */
 const NAME_LIMIT = 64;
@@ -28,9 +28,7 @@ export class DirectUdpUpstream implements UdpUpstream {
   private live = false;
   /** The payload is sent as it is: all the bytes on the wire are payload. */
   private readonly onSent = (err: Error | null, bytes: number): void => {
-    if (this.closed) return;
-    if (err) this.events.sendFailed(err);
-    else this.events.sent(bytes, bytes);
+    if (!this.closed) reportSend(this.events, err, bytes, 0);
   };
 
   private constructor(private readonly events: UdpUpstreamEvents) {}

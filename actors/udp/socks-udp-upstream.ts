@@ -7,7 +7,7 @@ import { relayHopOf, type Hop } from '../outbounds/hop.js';
 import { headerMap, udpHeaderLength } from './address-map.js';
 import { plainIp } from '../net/plain-ip.js';
 import { associateWithHop } from './socks-associate.js';
-import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
+import { reportSend, type UdpUpstream, type UdpUpstreamEvents } from './udp-upstream.js';
 
 function ignore(): void {}
 
@@ -81,9 +81,7 @@ export class SocksUdpUpstream implements UdpUpstream {
   send(target: SocksTarget, data: Buffer): void {
     const header = this.headers.get(target.host, target.port);
     this.socket.send([header, data], (err: Error | null, bytes: number) => {
-      if (this.closed) return;
-      if (err) this.events.sendFailed(err);
-      else this.events.sent(bytes - header.length, bytes);
+      if (!this.closed) reportSend(this.events, err, bytes, header.length);
     });
   }
 

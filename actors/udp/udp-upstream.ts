@@ -22,6 +22,15 @@ export interface UdpUpstreamEvents {
   broken(err: Error): void;
 }
 
+/**
+ * Tells `events` how one datagram's send ended, from dgram's send callback: sent, with
+ * `headerBytes` of what went on the wire not payload, or refused.
+ */
+export function reportSend(events: UdpUpstreamEvents, err: Error | null, bytes: number, headerBytes: number): void {
+  if (err) events.sendFailed(err);
+  else events.sent(bytes - headerBytes, bytes);
+}
+
 /** Where an association's datagrams go: straight to their destinations, or through a SOCKS5 hop's relay. */
 export interface UdpUpstream {
   /** One element per hop; empty when direct. */

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
+import { suite, type Test } from 'uvu';
 
 export interface RedisServer {
   port: number;
@@ -125,4 +126,12 @@ function inline(port: number, command: string): Promise<string> {
       if (answer.includes('\r\n')) done(answer);
     });
   });
+}
+
+/** A uvu suite whose tests share one redis-server, started with the suite and stopped after its last test. */
+export function redisSuite(name: string): { test: Test; server: Promise<RedisServer> } {
+  const test = suite(name);
+  const server = startRedisServer();
+  test.after(async () => (await server).close());
+  return { test, server };
 }

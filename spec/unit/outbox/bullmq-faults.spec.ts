@@ -1,18 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Outbox } from '../../../actors/contracts/outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
 import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
 import { settlesBeforeFar } from '../../support/far-bound.js';
-import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { redisSuite, type RedisServer } from '../../support/redis-server.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
-const test = suite('Redis outbox faults');
-const server = startRedisServer();
-test.after(async () => (await server).close());
+const { test, server } = redisSuite('Redis outbox faults');
 let nodes = 0;
 
 async function openSink(redis: RedisServer, nodeId = `fault-node-${++nodes}`): Promise<{ store: BullmqOutboxStore; outbox: Outbox; nodeId: string }> {

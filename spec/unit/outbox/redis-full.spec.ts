@@ -1,62 +1,16 @@
-import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
-import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
-import { startRedisServer } from '../../support/redis-server.js';
-import { tempDir } from '../../support/temp-dir.js';
-import { withClosing } from '../../support/with-closing.js';
-import { counts, entries, ROOMY } from './outbox-contract.js';
+import { redisSuite } from '../../support/redis-server.js';
+import { counts, entries } from './outbox-contract.js';
+import { ids, withSpillSink, type SpillSink } from './spill-sink.js';
 
 // A Redis out of memory under noeviction (maxmemory 1 byte here) refuses every write
 // that may grow it, BullMQ's lease script among them; removals still run.
-const test = suite('Redis outbox: out of memory, lost locks');
-const server = startRedisServer();
-test.after(async () => (await server).close());
-let nodes = 0;
-
-interface Sink {
-  nodeId: string;
-  redis: BullmqOutboxStore;
-  outbox: SpillOutbox;
-  admin: Redis;
-  full(on: boolean): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function openSpillSink(leaseMs?: number): Promise<Sink> {
-  const { url } = await server;
-  const nodeId = `full-node-${++nodes}`;
-  const stateDir = tempDir('weir-redis-full-');
-  const redis = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY, ...(leaseMs && { leaseMs }) });
-  const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
-  const outbox = new SpillOutbox(await redis.open('billing'), await embedded.open('billing'));
-  const admin = new Redis(url);
-  const full = async (on: boolean): Promise<void> => void (await admin.config('SET', 'maxmemory', on ? '1' : '0'));
-  return {
-    nodeId,
-    redis,
-    outbox,
-    admin,
-    full,
-    async close() {
-      await full(false);
-      admin.disconnect();
-      await redis.close();
-      await embedded.close();
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A test on a fresh sink, closed after it. */
-const withSink = (body: (sink: Sink) => Promise<void>, leaseMs?: number) => withClosing(() => openSpillSink(leaseMs), body);
-
-const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
+const { test, server } = redisSuite('Redis outbox: out of memory, lost locks');
+/** A test on a fresh sink, closed after it; `leaseMs`: BullMQ's lock duration. */
+const withSink = (body: (sink: SpillSink) => Promise<void>, leaseMs?: number) =>
+  withSpillSink(server, leaseMs ? { leaseMs } : {})(body);
 
 test('appends while Redis is out of memory go to the embedded store: delivered, no write block, no gap', withSink(async (sink) => {
   await sink.full(true);

@@ -1,75 +1,19 @@
 import fs from 'node:fs';
-import { Redis } from 'ioredis';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WeirConfig } from '../../../actors/config/schema.js';
-import type { Outbox } from '../../../actors/contracts/outbox.js';
-import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';
-import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
-import { startRedisServer } from '../../support/redis-server.js';
+import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
-import { withClosing } from '../../support/with-closing.js';
 import { waitFor } from '../../support/wait-for.js';
 import { entries, ROOMY } from './outbox-contract.js';
+import { ids, withSpillSink, type SpillSink, type SpillSinkOptions } from './spill-sink.js';
 
 // The Redis outbox and the embedded one beside it, on a real redis-server that the
 // tests freeze (SIGSTOP: a hung Redis) or fill (maxmemory 1 byte).
-const test = suite('Redis outbox with the embedded store beside it');
-const server = startRedisServer();
-test.after(async () => (await server).close());
-let nodes = 0;
-
-interface Sink {
-  outbox: SpillOutbox;
-  /** The two stores under it. */
-  primary: Outbox;
-  spill: Outbox;
-  /** How many appends reached the Redis outbox. */
-  redisAppends(): number;
-  admin: Redis;
-  close(): Promise<void>;
-}
-
-/** A sink `billing` of a fresh node id; `embeddedFirst` runs on its state dir before (a previous run). */
-async function openSink(opts: { embeddedFirst?: (store: LmdbOutboxStore) => Promise<void> } = {}): Promise<Sink> {
-  const { url } = await server;
-  const stateDir = tempDir('weir-spill-');
-  await opts.embeddedFirst?.(new LmdbOutboxStore({ stateDir, limits: ROOMY }));
-  const redis = await BullmqOutboxStore.connect({ url, nodeId: `spill-node-${++nodes}`, limits: ROOMY });
-  const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
-  const primary = await redis.open('billing');
-  let appends = 0;
-  const append = primary.append.bind(primary);
-  primary.append = (e) => {
-    appends++;
-    return append(e);
-  };
-  const spill = await embedded.open('billing');
-  const outbox = new SpillOutbox(primary, spill, { probeMs: 200 });
-  const admin = new Redis(url);
-  return {
-    outbox,
-    primary,
-    spill,
-    redisAppends: () => appends,
-    admin,
-    async close() {
-      (await server).thaw();
-      await admin.config('SET', 'maxmemory', '0');
-      admin.disconnect();
-      await outbox.close();
-      await redis.close();
-      await embedded.close();
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
-
-const withSink = (body: (sink: Sink) => Promise<void>, opts?: Parameters<typeof openSink>[0]) => withClosing(() => openSink(opts), body);
-
-const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
+const { test, server } = redisSuite('Redis outbox with the embedded store beside it');
+const withSink = (body: (sink: SpillSink) => Promise<void>, opts?: SpillSinkOptions) =>
+  withSpillSink(server, { probeMs: 200, ...opts })(body);
 
 test('a hung Redis costs one append its timeout: the next ones go to the embedded store without asking it, until it answers again', withSink(async (sink) => {
   (await server).freeze();
@@ -145,11 +89,11 @@ test('the offline state of a Redis sink shows what its embedded store holds: gap
   await embedded.close();
   try {
     // Only the sections the reader uses.
-    const config = { node: { id: `spill-node-${++nodes}`, state_dir: stateDir }, redis: { url } } as unknown as WeirConfig;
+    const config = { node: { id: 'spill-offline', state_dir: stateDir }, redis: { url } } as unknown as WeirConfig;
     const s = await readSinkOutboxState(config, 'billing');
     assert.equal(s?.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[3, 5]]);
     assert.equal([s?.replay_gaps, s?.pending, s?.outbox_storage.store], [1, 1, 'redis']);
-    assert.ok((s?.outbox_storage.bytes ?? 0) > 0, 'the embedded bytes count');
+    assert.is(s?.outbox_storage.bytes, Buffer.byteLength(entries(6, 6)[0]!.body), 'the embedded bytes count');
   } finally {
     fs.rmSync(stateDir, { recursive: true, force: true });
   }
