@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeJsonFileSync } from '../files/atomic-json.js';
 import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from './load-config.js';
 
 /** Sections config.apply and reload may change while the node runs. */
@@ -39,7 +39,8 @@ export class ConfigSource {
     const overlay = { ...this.overlay, ...sections };
     const result = this.parse({ ...base.raw, ...overlay });
     if (result.ok) {
-      writeOverlay(overlayPath(result.config.node.state_dir), overlay);
+      // Atomic and private: the overlay may hold secrets given inline.
+      writeJsonFileSync(overlayPath(result.config.node.state_dir), overlay);
       this.overlay = overlay;
     }
     return result;
@@ -96,10 +97,3 @@ function readOverlay(file: string): Overlay {
   }
 }
 
-/** Atomic and private: the overlay may hold secrets given inline. */
-function writeOverlay(file: string, overlay: Overlay): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(overlay, null, 2)}\n`, { mode: 0o600 });
-  fs.renameSync(tmp, file);
-}

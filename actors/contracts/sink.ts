@@ -1,3 +1,5 @@
+import type { ReplayGap } from './outbox.js';
+
 /** Delivery state of one sink, as the contract's connector state names it. */
 export interface ConnectorState {
   tag: string;
@@ -24,9 +26,10 @@ export interface Sink {
   /**
    * Starts taking the bus's events: live ones only, or with `since` first those after
    * that bus sequence that the ring still holds (what it no longer holds counts as a
-   * replay gap), so a replacement goes on where its predecessor stopped.
+   * replay gap), so a replacement goes on where its predecessor stopped. `missed` are
+   * ranges of an earlier run it never took (MissedRanges), counted as replay gaps.
    */
-  start(since?: number): Promise<void>;
+  start(since?: number, missed?: readonly ReplayGap[]): Promise<void>;
   /**
    * Stops taking events at once, delivers or persists everything it took, then
    * releases its resources. Resolves with the bus sequence it took events through.

@@ -5,7 +5,7 @@ import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
-import { SINK_START_RETRY_MS } from './retried-start.js';
+import { RetriedStart, SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
@@ -23,6 +23,7 @@ import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { Router, type RouterOptions } from '../router/router.js';
 import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
 import { buildSink } from '../sinks/build-sinks.js';
+import { MissedRanges } from '../sinks/missed-ranges.js';
 import type { BuildInfo } from './build-info.js';
 import { nodeTick } from './tick.js';
 
@@ -64,6 +65,7 @@ export class Engine {
   readonly outbounds: OutboundSet;
   readonly inbounds: ProxyInbound[];
   sinks: Sink[];
+  private readonly missed: MissedRanges;
   readonly probes: ProbeRunner;
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
@@ -111,6 +113,7 @@ export class Engine {
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
+    this.missed = new MissedRanges(config.node.state_dir);
   }
 
   get config(): WeirConfig {
@@ -153,6 +156,7 @@ export class Engine {
     const { sinks, removedPending } = await swapSinks(this.sinks, changes, {
       build: (c) => this.sinkOf(c),
       lastSequence: () => this.bus.lastSequence,
+      missed: this.missed,
       startFailed: (tag, err) =>
         this.bus.publish({
           event_type: 'engine.warning',
@@ -181,7 +185,7 @@ export class Engine {
   }
 
   async start(): Promise<void> {
-    for (const sink of this.sinks) await sink.start();
+    for (const sink of this.sinks) await this.missed.start(sink);
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
       this.table.changes$
@@ -228,7 +232,7 @@ export class Engine {
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
     // After an apply in progress, so the sinks it starts are stopped too.
-    await this.inTurn(() => Promise.all(this.sinks.map((s) => s.stop())));
+    await this.inTurn(() => Promise.all(this.sinks.map((s) => (s instanceof RetriedStart ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();
     this.bus.complete();
     this.opts.log.info({ reason }, 'engine stopped');

@@ -1,4 +1,5 @@
 import type { ConnectorState, Sink } from '../contracts/sink.js';
+import type { MissedRanges } from '../sinks/missed-ranges.js';
 
 /** How long a sink whose start failed waits before it tries again. */
 export const SINK_START_RETRY_MS = 5000;
@@ -9,6 +10,8 @@ export const SINK_START_RETRY_MS = 5000;
  * so what was published meanwhile is replayed to it from the ring once it runs (and
  * what left the ring by then is a replay gap); stopping it before hands that sequence
  * on to a replacement. Without it the tag would take no events and record no gap.
+ * At the node's stop it tries once more, and if that fails too, leaves the range it
+ * missed in MissedRanges for the tag's next start to record.
  */
 export class RetriedStart implements Sink {
   private started = false;
@@ -22,6 +25,7 @@ export class RetriedStart implements Sink {
     /** The sequence its events begin after. */
     private readonly since: number,
     error: unknown,
+    private readonly ctx: { missed: MissedRanges; lastSequence(): number },
   ) {
     this.lastError = errorOf(error);
     this.schedule();
@@ -45,6 +49,24 @@ export class RetriedStart implements Sink {
     return this.stopped;
   }
 
+  /**
+   * The node's stop: no replacement will replay the ring for it, so one last attempt
+   * (the store may be back since the last one) and then the missed range is kept.
+   */
+  async stopAtShutdown(): Promise<number> {
+    const through = await this.stop();
+    if (this.started) return through;
+    await this.attempt();
+    if (this.started) return this.inner.stop();
+    const last = this.ctx.lastSequence();
+    try {
+      if (last > this.since) this.ctx.missed.add(this.tag, { from_sequence: this.since + 1, to_sequence: last, at_unix_ms: Date.now() });
+    } catch {
+      // A state dir that cannot be written keeps no record: the run's sink_start_failed warning is the trace left.
+    }
+    return through;
+  }
+
   state(): ConnectorState {
     return this.started ? this.inner.state() : { ...this.inner.state(), last_error: this.lastError };
   }
@@ -59,7 +81,7 @@ export class RetriedStart implements Sink {
 
   private async attempt(): Promise<void> {
     try {
-      await this.inner.start(this.since);
+      await this.ctx.missed.start(this.inner, this.since);
       this.started = true;
     } catch (err) {
       this.lastError = errorOf(err);

@@ -1,5 +1,6 @@
 import type { SinkConfig } from '../config/schema.js';
 import type { Sink } from '../contracts/sink.js';
+import type { MissedRanges } from '../sinks/missed-ranges.js';
 import { RetriedStart } from './retried-start.js';
 import type { SinkChanges } from './sink-changes.js';
 
@@ -9,6 +10,8 @@ export interface SwapContext {
   lastSequence(): number;
   /** Told of a sink that could not start; it retries (RetriedStart). */
   startFailed(tag: string, err: unknown): void;
+  /** What earlier runs left for a tag that never started; its start records them. */
+  missed: MissedRanges;
 }
 
 export interface SwappedSinks {
@@ -18,34 +21,34 @@ export interface SwappedSinks {
 }
 
 /**
- * Stops the sinks that leave, then starts the added and replacing ones. A tag's old
- * and new sink never run at once (an embedded outbox has one writer per tag), and the
- * new one starts after the bus sequence the old one took events through: what was
+ * Stops the sinks that leave and starts the added and replacing ones. A tag's old and
+ * new sink never run at once (an embedded outbox has one writer per tag), and the new
+ * one starts after the bus sequence the old one took events through: what was
  * published while the old one finished its deliveries is replayed to it from the ring.
- * One that cannot start keeps its tag and retries from there.
+ * Tags change side by side, so one slow stop does not hold the others' replay back
+ * while the ring moves on. One that cannot start keeps its tag and retries from there.
  */
 export async function swapSinks(current: readonly Sink[], changes: SinkChanges, ctx: SwapContext): Promise<SwappedSinks> {
-  const removed = new Set(changes.removed);
-  const leaving = new Set([...removed, ...changes.replaced.map((c) => c.tag)]);
+  const leaving = new Map(current.filter((s) => changes.removed.includes(s.tag) || changes.replaced.some((c) => c.tag === s.tag)).map((s) => [s.tag, s]));
   const removedPending: Record<string, number> = {};
-  const takenThrough = new Map<string, number>();
-  for (const sink of current.filter((s) => leaving.has(s.tag))) {
-    takenThrough.set(sink.tag, await sink.stop());
-    if (removed.has(sink.tag)) removedPending[sink.tag] = sink.state().pending;
-  }
-  const started: Sink[] = [];
-  for (const c of [...changes.replaced, ...changes.added]) {
+  const removing = changes.removed.map(async (tag) => {
+    const sink = leaving.get(tag)!;
+    await sink.stop();
+    removedPending[tag] = sink.state().pending;
+  });
+  const starting = [...changes.replaced, ...changes.added].map(async (c): Promise<Sink> => {
+    const through = await leaving.get(c.tag)?.stop();
     const sink = ctx.build(c);
-    const through = takenThrough.get(c.tag);
     // Read before the attempt: what is published while it fails is replayed by a retry.
     const since = through ?? ctx.lastSequence();
     try {
-      await sink.start(through);
-      started.push(sink);
+      await ctx.missed.start(sink, through);
+      return sink;
     } catch (err) {
       ctx.startFailed(c.tag, err);
-      started.push(new RetriedStart(sink, since, err));
+      return new RetriedStart(sink, since, err, ctx);
     }
-  }
+  });
+  const [started] = await Promise.all([Promise.all(starting), Promise.all(removing)]);
   return { sinks: [...current.filter((s) => !leaving.has(s.tag)), ...started], removedPending };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeJsonFileSync } from '../files/atomic-json.js';
 
 /** The selectors' explicit choices: selector tag to member tag. */
 export type Selections = Record<string, string>;
@@ -20,9 +21,7 @@ export class SelectionStoreError extends Error {
 const SELECTIONS_FILE = 'selections.json';
 
 /**
- * Keeps selector choices across restarts as one small JSON file. Writes go to a
- * temp file that is renamed over the old one, so a crash leaves either the old or
- * the new content, never half of one.
+ * Keeps selector choices across restarts as one small JSON file, written atomically.
  */
 export class SelectionStore {
   readonly file: string;
@@ -46,13 +45,9 @@ export class SelectionStore {
   }
 
   save(selections: Selections): void {
-    const temp = `${this.file}.${process.pid}.tmp`;
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(temp, `${JSON.stringify(selections, null, 2)}\n`, { mode: 0o600 });
-      fs.renameSync(temp, this.file);
+      writeJsonFileSync(this.file, selections);
     } catch (err) {
-      removeQuietly(temp);
       throw new SelectionStoreError('SELECTIONS_UNWRITABLE', `cannot write ${this.file}: ${errnoOf(err)}`, { cause: err });
     }
   }
@@ -68,14 +63,6 @@ function parseSelections(text: string): Selections | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const entries = Object.entries(value);
   return entries.every(([, member]) => typeof member === 'string') ? (Object.fromEntries(entries) as Selections) : null;
-}
-
-function removeQuietly(file: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    // Not there (the write failed before creating it) or not removable: nothing more to do.
-  }
 }
 
 function errnoOf(err: unknown): string {

@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../streams/event-bus.js';
 import { sinkEvents } from '../../streams/subscription.js';
 import type { JsonlSinkConfig } from '../config/schema.js';
+import type { ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
 
@@ -13,7 +14,7 @@ export class JsonlSink implements Sink {
   readonly type = 'jsonl';
   private readonly writer: JsonlWriter;
   private subscription: Subscription | null = null;
-  /** Ranges that had left the replay ring when a `since` start came for them. */
+  /** Ranges that had left the replay ring when a `since` start came for them, and earlier runs' missed ones. */
   private lostRanges = 0;
 
   constructor(
@@ -33,11 +34,11 @@ export class JsonlSink implements Sink {
     return this.config.tag;
   }
 
-  async start(since?: number): Promise<void> {
+  async start(since?: number, missed: readonly ReplayGap[] = []): Promise<void> {
     await this.writer.open();
     const nodeIdJson = JSON.stringify(this.nodeId);
     const { lost, events$ } = sinkEvents(this.bus, this.config.events, since);
-    if (lost) this.lostRanges++;
+    this.lostRanges += missed.length + (lost ? 1 : 0);
     this.subscription = events$.subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
   }
 

@@ -1,5 +1,5 @@
 import type { WebhookSinkConfig } from '../config/schema.js';
-import type { Outbox, OutboxState } from '../contracts/outbox.js';
+import type { Outbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/build-sinks.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
@@ -30,9 +30,16 @@ export class WebhookSink implements Sink {
     return this.config.tag;
   }
 
-  async start(since?: number): Promise<void> {
+  async start(since?: number, missed: readonly ReplayGap[] = []): Promise<void> {
     const c = this.config;
     const outbox = await this.deps.openOutbox(c.tag);
+    try {
+      // Each its own gap: ranges of different runs never continue one another.
+      for (const gap of missed) await outbox.recordGap(gap, false);
+    } catch (err) {
+      await outbox.close();
+      throw err;
+    }
     this.outbox = outbox;
     this.dispatcher = new OutboxDispatcher({
       sink: c.tag,

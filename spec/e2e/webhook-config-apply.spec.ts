@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
+import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
@@ -96,32 +96,78 @@ test('config.apply registers a Webhook sink idempotently, refuses bad bodies who
   }
 });
 
-test('a sink that cannot start keeps its tag, says why, and takes what was published meanwhile once it can', async () => {
-  const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: null });
-  // A file where the sink's directory should be: the JSONL sink cannot open until it goes.
+/**
+ * Registers the JSONL sink `late` of flow.completed under a file where its directory
+ * should be, so it cannot start until `unblock` removes that file.
+ */
+async function applyBlockedSink(hn: HookNode): Promise<{ file: string; unblock(): void }> {
   const blocker = path.join(path.dirname(hn.configPath), 'late');
   fs.writeFileSync(blocker, 'not a directory');
   const file = path.join(blocker, 'events.jsonl');
+  const res = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [{ type: 'jsonl', tag: 'late', path: file, events: ['flow.completed'] }] } });
+  assert.is(res.status, 200, res.text);
+  await waitForEvents(hn.events, (es) => startFailures(es).length > 0, 5000, 'the sink_start_failed warning');
+  return { file, unblock: () => fs.rmSync(blocker) };
+}
+
+function startFailures(events: readonly JsonEnvelope[]): JsonEnvelope[] {
+  return ofType(events, 'engine.warning').filter((e) => (e.payload as { code: string }).code === 'sink_start_failed');
+}
+
+function completedFrom(file: string, port: number): boolean {
+  return fs.existsSync(file) && ofType(readJsonl(file), 'flow.completed').some((e) => sourcePortOf(e) === port);
+}
+
+test('a sink that cannot start keeps its tag, says why, and takes what was published meanwhile once it can', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
   try {
-    const res = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [{ type: 'jsonl', tag: 'late', path: file, events: ['flow.completed'] }] } });
-    assert.is(res.status, 200, res.text);
-    await waitForEvents(
-      hn.events,
-      (es) => ofType(es, 'engine.warning').some((e) => (e.payload as { code: string }).code === 'sink_start_failed'),
-      5000,
-      'the sink_start_failed warning',
-    );
+    const { file, unblock } = await applyBlockedSink(hn);
     const late = ((await hn.api('/sinks')).json.sinks as { tag: string; last_error: { message: string } | null }[]).find((s) => s.tag === 'late');
     assert.match(late?.last_error?.message ?? '', /^sink could not start: /);
 
     const port = await hn.curlFlow();
-    fs.rmSync(blocker);
-    await waitFor(
-      () => fs.existsSync(file) && ofType(readJsonl(file), 'flow.completed').some((e) => sourcePortOf(e) === port),
-      15_000,
-      "the flow.completed published before the sink could start, in its file",
+    unblock();
+    await waitFor(() => completedFrom(file, port), 15_000, 'the flow.completed published before the sink could start, in its file');
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
+test('a sink still retrying when the node stops tries once more and takes the run’s events', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  try {
+    const { file, unblock } = await applyBlockedSink(hn);
+    const port = await hn.curlFlow();
+    unblock();
+    // Before its next retry (5 s after the failure): only the stop's own attempt can write the file.
+    assert.is(await hn.node.stop(), 0);
+    assert.ok(completedFrom(file, port), 'the flow.completed is in the sink’s file');
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
+test('a sink that still cannot start when the node stops records the range it missed at its next start', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  try {
+    const { unblock } = await applyBlockedSink(hn);
+    await hn.curlFlow();
+    assert.is(await hn.node.stop(), 0);
+    const run = readJsonl(hn.events);
+    const missedFile = path.join(path.dirname(hn.events), 'missed-by-unstarted-sinks.json');
+    // From the warning of its failed start (published after the sequence it begins after) to engine.stopped.
+    assert.equal(
+      (JSON.parse(fs.readFileSync(missedFile, 'utf8')) as Record<string, { from_sequence: number; to_sequence: number }[]>)['late']?.map((r) => [r.from_sequence, r.to_sequence]),
+      [[startFailures(run)[0]!.sequence, ofType(run, 'engine.stopped')[0]!.sequence]],
     );
+
+    unblock();
+    await hn.restart();
+    assert.is((await hn.sinkWhen((s) => s.last_error === null, 'the sink running', { tag: 'late' })).replay_gaps, 1);
+    assert.not.ok(fs.existsSync(missedFile), 'the range is forgotten once recorded');
   } finally {
     await stopAll(hn, origin);
   }

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ReplayGap } from '../contracts/outbox.js';
+import type { Sink } from '../contracts/sink.js';
+import { writeJsonFileSync } from '../files/atomic-json.js';
+
+/** The file name inside `node.state_dir`. */
+const MISSED_FILE = 'missed-by-unstarted-sinks.json';
+
+const fileSchema = z.record(
+  z.string(),
+  z.array(z.object({ from_sequence: z.number().int(), to_sequence: z.number().int(), at_unix_ms: z.number() })),
+);
+
+/**
+ * Ranges of a run's events that a sink never took because it was still retrying its
+ * start (RetriedStart) when the node stopped. Those events went with the run's replay
+ * ring and the sink's store was not open to record the loss, so the ranges wait here,
+ * per tag, until the tag next starts and records them as replay gaps. Without them
+ * the loss left no trace past that run's sink_start_failed warning.
+ */
+export class MissedRanges {
+  private readonly file: string;
+
+  constructor(stateDir: string) {
+    this.file = path.join(stateDir, MISSED_FILE);
+  }
+
+  /** Starts `sink` with the ranges its tag carries, which are then forgotten. */
+  async start(sink: Sink, since?: number): Promise<void> {
+    const carried = this.read()[sink.tag] ?? [];
+    await sink.start(since, carried);
+    if (carried.length > 0) this.update((all) => delete all[sink.tag]);
+  }
+
+  add(tag: string, range: ReplayGap): void {
+    this.update((all) => (all[tag] ??= []).push(range));
+  }
+
+  private update(change: (all: Record<string, ReplayGap[]>) => void): void {
+    const all = this.read();
+    change(all);
+    if (Object.keys(all).length > 0) writeJsonFileSync(this.file, all);
+    else fs.rmSync(this.file, { force: true });
+  }
+
+  /** A damaged file counts as empty: the ranges it held are lost, the sinks still start. */
+  private read(): Record<string, ReplayGap[]> {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch {
+      return {};
+    }
+    try {
+      return fileSchema.parse(JSON.parse(text));
+    } catch {
+      return {};
+    }
+  }
+}
