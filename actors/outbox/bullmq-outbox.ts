@@ -16,7 +16,8 @@
  *
  * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
  * job move they count: a crash between the two leaves total_delivered short and bytes
- * high (bytes are reset when the queue is found empty at open). A counter write Redis
+ * high (bytes are reset when the queue is found empty at open, and after a failed
+ * append by the first empty lease: see settleEmpty). A counter write Redis
  * refuses (out of memory) is owed and added to the next one (owed-counters.ts).
  *
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
@@ -66,12 +67,22 @@ end`;
 
 const sizeOf = (entries: readonly OutboxAppend[]): number => entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
 
+/** An empty queue's byte count is 0 and its append times are stale. */
+function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
+  return redis.multi().hset(keys.state, 'bytes', 0).del(keys.enqueued).exec();
+}
+
 export class BullmqOutbox implements Outbox {
   readonly sink: string;
   private readonly leases = new LeaseBook<{ job: OutboxJob; bytes: number }>();
   private readonly appended = new AppendSignal();
   private readonly owed = new OwedCounters();
   private closed = false;
+  /** Appends begun by this instance, and how many are under way. */
+  private appends = 0;
+  private appending = 0;
+  /** Set by a failed append: Redis may still run its byte count later (see settleEmpty). */
+  private suspect = false;
 
   private constructor(private readonly p: BullmqOutboxParts) {
     this.sink = p.sink;
@@ -83,7 +94,7 @@ export class BullmqOutbox implements Outbox {
     // Newest first: each goes to the head of the queue, so the oldest ends up next.
     for (const job of await queue.getJobs(['active'], 0, -1, false)) await job.moveToWait('0');
     const counts = await countJobs(queue);
-    if (counts.pending === 0 && counts.dead_letters === 0) await redis.multi().hset(keys.state, 'bytes', 0).del(keys.enqueued).exec();
+    if (counts.pending === 0 && counts.dead_letters === 0) await resetEmpty(redis, keys);
     budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
     return new BullmqOutbox(parts);
   }
@@ -91,6 +102,19 @@ export class BullmqOutbox implements Outbox {
   async append(entries: readonly OutboxAppend[]): Promise<void> {
     this.assertOpen();
     if (entries.length === 0) return;
+    this.appends++;
+    this.appending++;
+    try {
+      await this.appendNow(entries);
+    } catch (err) {
+      this.suspect = true;
+      throw err;
+    } finally {
+      this.appending--;
+    }
+  }
+
+  private async appendNow(entries: readonly OutboxAppend[]): Promise<void> {
     const { keys, redis, budget, queue } = this.p;
     const bytes = sizeOf(entries);
     const ids = entries.map((e) => jobIdFor(e.id));
@@ -151,7 +175,31 @@ export class BullmqOutbox implements Outbox {
     const failed = fetched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     // Jobs already moved to active are handed out; the failure shows once none could be.
     if (failed && out.length === 0) throw this.storeError(failed.reason);
+    if (out.length === 0 && this.suspect) await this.settleEmpty();
     return out;
+  }
+
+  /**
+   * An append that failed on a hung Redis (its command timed out, its entries went to
+   * the embedded store) may still run once Redis resumes, counting bytes no job holds.
+   * So after a failed append, the first empty lease with no append of this instance
+   * begun since the count resets the byte count, as an open does. The reset is sent in
+   * the tick of that check: an append begun later queues its own count after it on
+   * this connection.
+   */
+  private async settleEmpty(): Promise<void> {
+    const begun = this.appends;
+    try {
+      const counts = await countJobs(this.p.queue);
+      if (counts.pending > 0 || counts.dead_letters > 0 || this.appends !== begun || this.appending > 0) return;
+      this.suspect = false;
+      this.owed.drop('bytes');
+      this.p.budget.load(this.sink, 0);
+      await resetEmpty(this.p.redis, this.p.keys);
+    } catch {
+      // Redis did not answer: the next empty lease tries again.
+      this.suspect = true;
+    }
   }
 
   async ack(ids: readonly string[]): Promise<void> {

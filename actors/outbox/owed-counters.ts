@@ -36,6 +36,11 @@ export class OwedCounters {
     return FIELDS.some((field) => this.owed[field] !== 0);
   }
 
+  /** Forgets what is owed of `field`: its value was set outright. */
+  drop(field: CounterField): void {
+    this.owed[field] = 0;
+  }
+
   add(deltas: CounterDeltas): void {
     for (const field of FIELDS) this.owed[field] += deltas[field] ?? 0;
   }

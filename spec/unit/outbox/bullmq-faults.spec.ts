@@ -158,4 +158,24 @@ test('an append to a Redis that stopped answering fails as unavailable instead o
   }
 });
 
+test('bytes an append counted after it had timed out on a paused Redis are cleared by the next empty lease', async () => {
+  const redis = await server;
+  const { store, outbox } = await openSink(redis);
+  const late = entries(1, 3);
+  try {
+    redis.freeze();
+    const err = await settlesBeforeFar(outbox.append(late).then(() => null, (e: unknown) => e), 'the append to a paused Redis');
+    assert.instance(err, OutboxUnavailable);
+    redis.thaw();
+    // Redis runs the timed-out count once it resumes: bytes with no job behind them.
+    const counted = late.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+    await eventually(async () => assert.is((await outbox.state()).outbox_storage.bytes, counted));
+    assert.equal(await outbox.lease(10), []);
+    assert.equal(counts(await outbox.state()), { pending: 0, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    redis.thaw();
+    await store.close();
+  }
+});
+
 test.run();
