@@ -118,59 +118,51 @@ function completedFrom(file: string, port: number): boolean {
   return fs.existsSync(file) && ofType(readJsonl(file), 'flow.completed').some((e) => sourcePortOf(e) === port);
 }
 
-test('a sink that cannot start keeps its tag, says why, and takes what was published meanwhile once it can', async () => {
-  const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: null });
-  try {
-    const { file, unblock } = await applyBlockedSink(hn);
-    const late = ((await hn.api('/sinks')).json.sinks as { tag: string; last_error: { message: string } | null }[]).find((s) => s.tag === 'late');
-    assert.match(late?.last_error?.message ?? '', /^sink could not start: /);
+/** A node with the blocked sink `late` applied, for `body`; stopped after it, whatever it did. */
+function withBlockedSink(body: (hn: HookNode, late: { file: string; unblock(): void }) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const origin = await startOrigin();
+    const hn = await startHookNode({ origin, hook: null });
+    try {
+      await body(hn, await applyBlockedSink(hn));
+    } finally {
+      await stopAll(hn, origin);
+    }
+  };
+}
 
-    const port = await hn.curlFlow();
-    unblock();
-    await waitFor(() => completedFrom(file, port), 15_000, 'the flow.completed published before the sink could start, in its file');
-  } finally {
-    await stopAll(hn, origin);
-  }
-});
+test('a sink that cannot start keeps its tag, says why, and takes what was published meanwhile once it can', withBlockedSink(async (hn, { file, unblock }) => {
+  const late = ((await hn.api('/sinks')).json.sinks as { tag: string; last_error: { message: string } | null }[]).find((s) => s.tag === 'late');
+  assert.match(late?.last_error?.message ?? '', /^sink could not start: /);
 
-test('a sink still retrying when the node stops tries once more and takes the run’s events', async () => {
-  const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: null });
-  try {
-    const { file, unblock } = await applyBlockedSink(hn);
-    const port = await hn.curlFlow();
-    unblock();
-    // Before its next retry (5 s after the failure): only the stop's own attempt can write the file.
-    assert.is(await hn.node.stop(), 0);
-    assert.ok(completedFrom(file, port), 'the flow.completed is in the sink’s file');
-  } finally {
-    await stopAll(hn, origin);
-  }
-});
+  const port = await hn.curlFlow();
+  unblock();
+  await waitFor(() => completedFrom(file, port), 15_000, 'the flow.completed published before the sink could start, in its file');
+}));
 
-test('a sink that still cannot start when the node stops records the range it missed at its next start', async () => {
-  const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: null });
-  try {
-    const { unblock } = await applyBlockedSink(hn);
-    await hn.curlFlow();
-    assert.is(await hn.node.stop(), 0);
-    const run = readJsonl(hn.events);
-    const missedFile = path.join(path.dirname(hn.events), 'missed-by-unstarted-sinks.json');
-    // From the warning of its failed start (published after the sequence it begins after) to engine.stopped.
-    assert.equal(
-      (JSON.parse(fs.readFileSync(missedFile, 'utf8')) as Record<string, { from_sequence: number; to_sequence: number }[]>)['late']?.map((r) => [r.from_sequence, r.to_sequence]),
-      [[startFailures(run)[0]!.sequence, ofType(run, 'engine.stopped')[0]!.sequence]],
-    );
+test('a sink still retrying when the node stops tries once more and takes the run’s events', withBlockedSink(async (hn, { file, unblock }) => {
+  const port = await hn.curlFlow();
+  unblock();
+  // Before its next retry (5 s after the failure): only the stop's own attempt can write the file.
+  assert.is(await hn.node.stop(), 0);
+  assert.ok(completedFrom(file, port), 'the flow.completed is in the sink’s file');
+}));
 
-    unblock();
-    await hn.restart();
-    assert.is((await hn.sinkWhen((s) => s.last_error === null, 'the sink running', { tag: 'late' })).replay_gaps, 1);
-    assert.not.ok(fs.existsSync(missedFile), 'the range is forgotten once recorded');
-  } finally {
-    await stopAll(hn, origin);
-  }
-});
+test('a sink that still cannot start when the node stops records the range it missed at its next start', withBlockedSink(async (hn, { unblock }) => {
+  await hn.curlFlow();
+  assert.is(await hn.node.stop(), 0);
+  const run = readJsonl(hn.events);
+  const missedFile = path.join(path.dirname(hn.events), 'missed-by-unstarted-sinks.json');
+  // From the warning of its failed start (published after the sequence it begins after) to engine.stopped.
+  assert.equal(
+    (JSON.parse(fs.readFileSync(missedFile, 'utf8')) as Record<string, { from_sequence: number; to_sequence: number }[]>)['late']?.map((r) => [r.from_sequence, r.to_sequence]),
+    [[startFailures(run)[0]!.sequence, ofType(run, 'engine.stopped')[0]!.sequence]],
+  );
+
+  unblock();
+  await hn.restart();
+  assert.is((await hn.sinkWhen((s) => s.last_error === null, 'the sink running', { tag: 'late' })).replay_gaps, 1);
+  assert.not.ok(fs.existsSync(missedFile), 'the range is forgotten once recorded');
+}));
 
 test.run();
