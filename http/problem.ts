@@ -27,6 +27,15 @@ function bodyParserType(err: unknown): string | undefined {
 }
 
 /**
+ * The status a library gave an error of the request itself (express: a path that does
+ * not decode; body-parser: a body that does not inflate), 4xx only.
+ */
+function clientStatus(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
+  return err.status >= 400 && err.status < 500 ? err.status : undefined;
+}
+
+/**
  * Maps anything thrown by a route to a problem. Messages of errors that are not
  * ControlErrors are never echoed: a JSON parse error quotes the request body, and an
  * internal error may name files or values.
@@ -34,12 +43,13 @@ function bodyParserType(err: unknown): string | undefined {
 export function problemFor(err: unknown): Problem {
   if (err instanceof ControlError) return problem(err.code, err.message, err.details);
   switch (bodyParserType(err)) {
-    case undefined:
-      return problem('INTERNAL', 'the node could not complete the request');
     case 'entity.too.large':
       return problem('BODY_TOO_LARGE', 'the request body exceeds control.max_body_bytes');
     case 'entity.parse.failed':
       return problem('BAD_REQUEST', 'the request body is not valid JSON');
+    case undefined:
+      if (clientStatus(err) === undefined) return problem('INTERNAL', 'the node could not complete the request');
+      return problem('BAD_REQUEST', 'the request cannot be read (check its path, Content-Type, charset and encoding)');
     default:
       return problem('BAD_REQUEST', 'the request body cannot be read (check Content-Type, charset and encoding)');
   }

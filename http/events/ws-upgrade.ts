@@ -81,11 +81,12 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
     handleUpgrade(req, socket, head) {
       const started = performance.now();
       socket.on('error', () => socket.destroy());
-      const url = new URL(req.url ?? '/', 'http://control.invalid');
+      const url = targetUrl(req.url);
       const refuse = (body: Problem, challenge?: string): void => {
         rejectUpgrade(socket, body, challenge);
-        log.info({ method: req.method, path: url.pathname, status: body.status, duration_ms: Math.round(performance.now() - started) }, 'control request');
+        log.info({ method: req.method, path: url?.pathname, status: body.status, duration_ms: Math.round(performance.now() - started) }, 'control request');
       };
+      if (!url) return refuse(problem('BAD_REQUEST', 'the request target is not a valid URL'));
       if (url.pathname !== WS_PATH) return refuse(problem('NOT_FOUND', `no WebSocket at ${url.pathname}`));
       const presented = bearerToken(req.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
       const refusal = keyRefusal(check, presented);
@@ -111,4 +112,13 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
       wss.close();
     },
   };
+}
+
+/** The upgrade's target as a URL; null when it is none (`http://[`), which `new URL` would throw on. */
+function targetUrl(target: string | undefined): URL | null {
+  try {
+    return new URL(target ?? '/', 'http://control.invalid');
+  } catch {
+    return null;
+  }
 }

@@ -144,4 +144,12 @@ test('a body over max_body_bytes is 413 BODY_TOO_LARGE whatever its content type
   assert.is(ok.status, 200, 'the connection and node go on');
 });
 
+test('a path that does not decode or a body that does not inflate is 400 BAD_REQUEST, not an internal error', async () => {
+  const expected = problemOf('BAD_REQUEST', 400, 'Malformed request', 'the request cannot be read (check its path, Content-Type, charset and encoding)');
+  const path = await node.api('/api/v1/flows/%ZZ/close', { method: 'POST' });
+  assert.equal([path.status, path.json], [400, expected]);
+  const gzip = await node.api('/api/v1/mode', { method: 'PUT', body: '\x1f\x8b\x08garbage', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+  assert.equal([gzip.status, gzip.json], [400, expected]);
+});
+
 test.run();

@@ -61,12 +61,13 @@ test('an upgrade with a malformed since or an unknown path is refused with a pro
   assert.is(nowhere.unexpected, 404);
 });
 
-test('a refused upgrade answers problem+json and closes', async () => {
+/** Sends a WebSocket upgrade for `target` on a raw socket; the answer's head lines and body once the node closed it. */
+async function rawUpgrade(target: string): Promise<{ lines: string[]; body: unknown }> {
   const { port } = new URL(streams.node.baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
   socket.write(
     [
-      'GET /api/v1/events/ws?since=x HTTP/1.1',
+      `GET ${target} HTTP/1.1`,
       `Host: 127.0.0.1:${port}`,
       `Authorization: Bearer ${streams.node.apiKey}`,
       'Connection: Upgrade',
@@ -81,16 +82,33 @@ test('a refused upgrade answers problem+json and closes', async () => {
   socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
   await new Promise((resolve) => socket.once('close', resolve));
   const [head, body] = text.split('\r\n\r\n');
-  const lines = head!.split('\r\n');
+  return { lines: head!.split('\r\n'), body: JSON.parse(body!) };
+}
+
+test('a refused upgrade answers problem+json and closes', async () => {
+  const { lines, body } = await rawUpgrade('/api/v1/events/ws?since=x');
   assert.is(lines[0], 'HTTP/1.1 400 Bad Request');
   assert.ok(lines.includes('Content-Type: application/problem+json'));
-  assert.equal(JSON.parse(body!), {
+  assert.equal(body, {
     type: 'urn:weir:problem:bad-request',
     title: 'Malformed request',
     status: 400,
     detail: 'since must be an integer from 0 to 9007199254740991',
     code: 'BAD_REQUEST',
   });
+});
+
+test('an upgrade whose target is not a URL is refused, and the node goes on', async () => {
+  const { lines, body } = await rawUpgrade('http://[');
+  assert.is(lines[0], 'HTTP/1.1 400 Bad Request');
+  assert.equal(body, {
+    type: 'urn:weir:problem:bad-request',
+    title: 'Malformed request',
+    status: 400,
+    detail: 'the request target is not a valid URL',
+    code: 'BAD_REQUEST',
+  });
+  assert.is((await rawUpgrade('/api/v1/events/ws?since=x')).lines[0], 'HTTP/1.1 400 Bad Request');
 });
 
 test('the node pings an idle subscriber', async () => {
