@@ -49,7 +49,10 @@ function webhookSinkSchema(secret: SecretSchema) {
   return z.strictObject({
     type: z.literal('webhook'),
     tag: tagSchema,
-    url: httpUrlSchema.describe('Full URL that envelopes are POSTed to.'),
+    // Refused rather than hidden: a password in the URL would show wherever the URL does (config.apply's answer).
+    url: httpUrlSchema
+      .refine((s) => !URL.canParse(s) || !hasUserinfo(new URL(s)), "must not carry a user name or password: the sink's token authenticates it")
+      .describe('Full URL that envelopes are POSTed to.'),
     token: secret.describe('Key of the webhook-signature HMAC: a string, { "env": NAME } or { "file": PATH }.'),
     events: eventFilterSchema,
     batch_size: z.number().int().min(1).default(1).describe('Envelopes per POST; above 1 the body is a JSON array.'),
@@ -79,4 +82,8 @@ export function sinkSchema(secret: SecretSchema) {
   return z.discriminatedUnion('type', [jsonlSinkSchema, webhookSinkSchema(secret)], {
     error: unknownTypeError('sink'),
   });
+}
+
+function hasUserinfo(url: URL): boolean {
+  return url.username !== '' || url.password !== '';
 }

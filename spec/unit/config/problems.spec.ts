@@ -137,4 +137,11 @@ test('ConfigError lists every problem, one per line, with a stable code', () => 
   assert.is(err.problems.length, 2);
 });
 
+test('refuses a Webhook URL with a user or password, without showing it', () => {
+  const raw = designExample();
+  const webhook = raw.event_sinks.findIndex((s: { type: string }) => s.type === 'webhook');
+  raw.event_sinks[webhook].url = 'https://billing:pw-9f3e@controller.example/ingest';
+  assert.equal(lines(raw), [`event_sinks[${webhook}].url: must not carry a user name or password: the sink's token authenticates it`]);
+});
+
 test.run();
