@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonFileSync } from '../files/atomic-json.js';
 import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from './load-config.js';
+import type { ConfigProblem } from './problems.js';
+import type { WeirConfig } from './schema.js';
 
 /** Sections config.apply and reload may change while the node runs. */
 export const HOT_SECTIONS = ['event_sinks', 'route', 'log'] as const;
@@ -32,12 +34,17 @@ export class ConfigSource {
     return this.parse({ ...base.raw, ...this.overlay });
   }
 
-  /** Validates `sections` merged over the current document; persists them only when valid. */
-  apply(sections: Overlay): ConfigResult {
+  /**
+   * Validates `sections` merged over the current document, and with `check` against
+   * what the running node has; persists them only when both pass.
+   */
+  apply(sections: Overlay, check: (config: WeirConfig) => ConfigProblem[] = () => []): ConfigResult {
     const base = this.readBase();
     if (!base.ok) return base.result;
     const overlay = { ...this.overlay, ...sections };
-    const result = this.parse({ ...base.raw, ...overlay });
+    const parsed = this.parse({ ...base.raw, ...overlay });
+    const problems = parsed.ok ? check(parsed.config) : [];
+    const result: ConfigResult = problems.length > 0 ? { ok: false, problems } : parsed;
     if (result.ok) {
       // Atomic and private: the overlay may hold secrets given inline.
       writeJsonFileSync(overlayPath(result.config.node.state_dir), overlay);

@@ -13,7 +13,7 @@ const EDITS = ['upsert_sinks', 'remove_sinks'] as const;
  * tag and `remove_sinks` removes tags, so a controller can register its Webhook
  * without knowing the node's other sinks. Repeating a body changes nothing more.
  */
-export function applyBody(source: ConfigSource, body: unknown): WeirConfig {
+export function applyBody(source: ConfigSource, body: unknown, check?: (config: WeirConfig) => ConfigProblem[]): WeirConfig {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ControlError('INVALID_BODY', 'config.apply takes a JSON object');
   }
@@ -29,7 +29,7 @@ export function applyBody(source: ConfigSource, body: unknown): WeirConfig {
   const sections: Overlay = {};
   for (const s of HOT_SECTIONS) if (s in doc) sections[s] = doc[s];
   if ('upsert_sinks' in doc || 'remove_sinks' in doc) sections.event_sinks = editSinks(source, sections.event_sinks, doc);
-  const result = source.apply(sections);
+  const result = source.apply(sections, check);
   if (!result.ok) throw configInvalid(result.problems);
   return result.config;
 }

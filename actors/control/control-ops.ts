@@ -4,11 +4,14 @@ import type { PublishedEvent } from '../../streams/published-event.js';
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
+import type { ConfigProblem } from '../config/problems.js';
+import type { WeirConfig } from '../config/schema.js';
 import { LOG_LEVELS } from '../config/schema-node.js';
 import type { BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
 import type { DeadLetter } from '../contracts/outbox.js';
 import { applyBody, configInvalid } from './config-apply.js';
+import { routeOutboundsNotRunning } from './running-outbounds.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
@@ -154,7 +157,7 @@ export class ControlOps {
   /** config.apply: validates the body's sections all or nothing, persists them, applies them. */
   async applyConfig(body: unknown): Promise<ConfigApplied> {
     this.refuseWhileStopping();
-    return this.applyValidated(applyBody(this.runtimeCtx.configSource, body));
+    return this.applyValidated(applyBody(this.runtimeCtx.configSource, body, (c) => this.notRunning(c)));
   }
 
   /** Reloads the config file (SIGHUP, `weir reload`): the hot sections take effect, others need a restart. */
@@ -162,7 +165,13 @@ export class ControlOps {
     this.refuseWhileStopping();
     const result = this.runtimeCtx.configSource.load();
     if (!result.ok) throw configInvalid(result.problems);
+    const notRunning = this.notRunning(result.config);
+    if (notRunning.length > 0) throw configInvalid(notRunning);
     return this.applyValidated(result.config);
+  }
+
+  private notRunning(config: WeirConfig): ConfigProblem[] {
+    return routeOutboundsNotRunning(config, (tag) => this.engine.outbounds.has(tag));
   }
 
   /** Before anything is persisted: sinks an apply started after the engine's shutdown stopped them would run on. */

@@ -89,50 +89,64 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     return null;
   };
 
-  let pre: PreRouted = NOT_PRE_ROUTED;
-  if (env.preRouting) {
-    try {
-      pre = await actor.opening(env.preRouting.run(actor, req, mode, answer));
-    } catch (err) {
-      if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor));
-      throw err;
-    }
-  }
-  if (pre.verdict.action === 'deny') return end(BLOCKED, { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] });
-  const decision: RouteDecision =
-    pre.verdict.action === 'route'
-      ? { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE }
-      : env.router.decide(
-          routeContext({
-            host: req.target.host,
-            port: req.target.port,
-            network: 'tcp',
-            inbound: req.inbound.tag,
-            principal: req.auth.principal_key,
-            sniffed_host: pre.sniffed_host,
-          }),
-        );
-  const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
-  const route: FlowRoute = extend(decision, { action: 'route' as const, selection_chain });
-  if (outbound.kind === 'block') return end(BLOCKED, route);
-  let dial: DialResult;
+  let dial: DialResult | undefined;
   try {
-    dial = await actor.opening(outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs }), (late) => late.socket.destroy());
+    return await establish();
   } catch (err) {
-    if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor), route);
-    const failure = dialFailure(err, req.target);
-    return end(failed(failure), route, failure);
+    // Whatever broke after flow.started (a routing decision naming an outbound the node
+    // does not run), the flow still ends: flow.completed is what gets billed. The
+    // error goes on to the inbound's log.
+    dial?.socket.destroy();
+    const failure = new FlowFailureError('ROUTE_FAILED', 'the node could not route the flow', req.target);
+    if (actor.record.state !== 'completed') end(failed(failure), undefined, failure);
+    throw err;
   }
-  // What the client sent while it was sniffed goes first, ahead of the relay.
-  if (pre.head) dial.socket.write(pre.head);
-  actor.routed(
-    env.now(),
-    route,
-    { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: dial.relay_chain },
-    dial.resolved_ip,
-  );
-  if (!answered) reply.succeeded?.(dial.socket);
-  return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
+
+  async function establish(): Promise<OpenedFlow | null> {
+    let pre: PreRouted = NOT_PRE_ROUTED;
+    if (env.preRouting) {
+      try {
+        pre = await actor.opening(env.preRouting.run(actor, req, mode, answer));
+      } catch (err) {
+        if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor));
+        throw err;
+      }
+    }
+    if (pre.verdict.action === 'deny') return end(BLOCKED, { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] });
+    const decision: RouteDecision =
+      pre.verdict.action === 'route'
+        ? { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE }
+        : env.router.decide(
+            routeContext({
+              host: req.target.host,
+              port: req.target.port,
+              network: 'tcp',
+              inbound: req.inbound.tag,
+              principal: req.auth.principal_key,
+              sniffed_host: pre.sniffed_host,
+            }),
+          );
+    const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
+    const route: FlowRoute = extend(decision, { action: 'route' as const, selection_chain });
+    if (outbound.kind === 'block') return end(BLOCKED, route);
+    try {
+      dial = await actor.opening(outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs }), (late) => late.socket.destroy());
+    } catch (err) {
+      if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor), route);
+      const failure = dialFailure(err, req.target);
+      return end(failed(failure), route, failure);
+    }
+    // What the client sent while it was sniffed goes first, ahead of the relay.
+    if (pre.head) dial.socket.write(pre.head);
+    actor.routed(
+      env.now(),
+      route,
+      { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: dial.relay_chain },
+      dial.resolved_ip,
+    );
+    if (!answered) reply.succeeded?.(dial.socket);
+    return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
+  }
 }
 
 /** What the client is told about a flow closed while opening: its connection failed. */

@@ -21,7 +21,8 @@ export class TcpListener {
     const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       socket.on('error', () => socket.destroy());
       this.onConnection(socket).catch((err: unknown) => {
-        this.log.debug({ err }, 'connection handler failed');
+        // Handshake refusals are logged by the sessions: what reaches here is unforeseen.
+        this.log.warn({ err }, 'connection handler failed');
         socket.destroy();
       });
     });

@@ -1,9 +1,10 @@
+import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowRecord } from '../../streams/contract.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { knownFlows, nextRoutedFlowId } from '../support/flow-lifecycle.js';
+import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { cliFixture } from './support-cli.js';
 
@@ -80,6 +81,25 @@ test('select of a member switches the selector and emits policy.selected', async
   const table = await weir('policies');
   assert.equal(table.stdout, 'TAG    KIND      SELECTED  MEMBERS\nproxy  selector  block     direct, block\n');
   await weir('select', 'proxy', 'direct');
+});
+
+test('reload refuses a route to an outbound added to the file since the start, and the old route stays', async () => {
+  const { node, origin, events, via, weir } = await setup();
+  const original = fs.readFileSync(node.configPath, 'utf8');
+  const edited = JSON.parse(original) as { outbounds: object[]; route: { rules?: object[] } };
+  edited.outbounds.push({ type: 'direct', tag: 'direct2' });
+  edited.route.rules = [{ port: [origin.port], outbound: 'direct2' }];
+  fs.writeFileSync(node.configPath, JSON.stringify(edited));
+  try {
+    const refused = await weir('reload');
+    assert.equal([refused.code, refused.stderr], [4, 'weir: route.rules[0].outbound: outbound "direct2" is not running: outbounds change only on restart\n']);
+  } finally {
+    fs.writeFileSync(node.configPath, original);
+  }
+  const known = knownFlows(events);
+  assert.is((await curl([...via, origin.url('/bytes/16?case=after-refused-reload')])).code, 0);
+  const record = (await nextFlow(events, known)).completed.payload['record'] as FlowRecord;
+  assert.equal([record.result?.outcome, record.path.outbound?.tag], ['direct_relayed', 'direct']);
 });
 
 test.run();

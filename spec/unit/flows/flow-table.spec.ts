@@ -5,6 +5,9 @@ import type { FlowChange } from '../../../streams/flow-change.js';
 import type { FlowActor } from '../../../actors/flows/flow-actor.js';
 import { FlowTable } from '../../../actors/flows/flow-table.js';
 import { openTcpFlow, type FlowEnv } from '../../../actors/flows/flow-opener.js';
+import { OutboundSet } from '../../../actors/outbounds/outbound-set.js';
+import { Router } from '../../../actors/router/router.js';
+import { rejectionOf } from '../../support/rejection.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
 import { AUTH, DIRECT_OK, PATH, ROUTE, T0, flowInit, meterOf, traffic } from './fixtures.js';
 
@@ -177,6 +180,28 @@ test('after closeAll the table is closed and the opener refuses a connection wit
   assert.is(opened, null);
   assert.equal(refusals, ['the node is stopping']);
   assert.equal(changes, [], 'no flow.started for a connection the stopping node refused');
+  assert.is(t.size, 0);
+});
+
+test('a flow whose route cannot be carried out still completes, failed with ROUTE_FAILED, and the error goes on', async () => {
+  const { table: t, changes } = table();
+  // The route names a tag the running node has no outbound for (nothing else can make resolve throw).
+  const env = {
+    table: t,
+    router: new Router({ mode: 'rule', rules: [], final: 'ghost' }),
+    outbounds: new OutboundSet(new Map(), new Map()),
+    now: () => T0,
+  } as unknown as FlowEnv;
+  const req = { inbound: { tag: 'socks-in', protocol: 'socks' }, auth: AUTH, target: { host: '127.0.0.1', port: 80 } };
+  const told: string[] = [];
+  const err = await rejectionOf(openTcpFlow(env, req, { blocked: () => told.push('blocked'), failed: (f) => told.push(f.code) }));
+  assert.match(String(err), /unknown outbound tag "ghost"/);
+  assert.equal(told, ['ROUTE_FAILED']);
+  const last = changes.at(-1)!.record;
+  assert.equal([last.state, last.result], [
+    'completed',
+    { outcome: 'failed', close_reason: 'upstream_error', failure: { stage: 'route', code: 'ROUTE_FAILED', message: 'the node could not route the flow', remote: { host: '127.0.0.1', port: 80 } } },
+  ]);
   assert.is(t.size, 0);
 });
 
