@@ -22,8 +22,10 @@ const eventFilterSchema = z
       },
     }),
   )
-  .optional()
-  .describe('Event types to deliver; "*", an empty list or no list means all (flow.snapshot never).');
+  .nullish()
+  // The contract's whitelist: null means all, as an omitted list does.
+  .transform((list) => list ?? undefined)
+  .describe('Event types to deliver; "*", an empty list, null or no list means all (flow.snapshot never).');
 
 const jsonlSinkSchema = z.strictObject({
   type: z.literal('jsonl'),

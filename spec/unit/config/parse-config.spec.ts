@@ -96,4 +96,13 @@ test('accepts IPv6 listen addresses, CIDRs and port ranges', () => {
   assert.equal(result.ok ? [] : result.problems, []);
 });
 
+test('a sink whose events list is null takes every event, as one without a list', () => {
+  const raw = designExample();
+  raw.event_sinks[0].events = null;
+  delete raw.event_sinks[1].events;
+  const result = parseConfig(raw, { baseDir: BASE, env: EXAMPLE_ENV });
+  assert.ok(result.ok, result.ok ? '' : result.problems.map((p) => p.message).join('; '));
+  assert.equal(result.config.event_sinks.map((s) => s.events), [undefined, undefined]);
+});
+
 test.run();
