@@ -24,7 +24,7 @@ export function subscribeEvents(
   opts: SubscriptionOptions,
 ): Observable<PublishedEvent> {
   return new Observable<PublishedEvent>((subscriber) => {
-    const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
+    const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(resumeFrom(bus, opts.since), opts.filter) : [];
     const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
     let backlog: (() => void)[] | null = [];
     // Publishing is synchronous: what the bus emits from here on comes after everything
@@ -43,6 +43,16 @@ export function subscribeEvents(
     backlog = null;
     return live;
   });
+}
+
+/**
+ * Where a resume goes on. Sequences start over with every engine start, so a `since`
+ * beyond the last one was read in an earlier run (an EventSource reconnecting after a
+ * restart): it resumes from this run's start rather than skipping to events it has
+ * not seen yet.
+ */
+function resumeFrom(bus: EventBus, since: number): number {
+  return since > bus.lastSequence ? 0 : since;
 }
 
 /** A sink's start: its events, and the range of them that had left the ring already (a replay gap for it). */

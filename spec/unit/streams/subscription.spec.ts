@@ -50,6 +50,15 @@ test('since 0 replays the whole ring', () => {
   assert.equal(summary(got), ['1 engine.started', '2 flow.started', '2 flow.snapshot']);
 });
 
+test('a since beyond the last sequence (Last-Event-ID of an earlier run) replays this run from its start', () => {
+  const { bus } = setup();
+  publish(bus, 'engine.started', 'stats.sampled');
+  const got: PublishedEvent[] = [];
+  subscribeEvents(bus, null, { filter: null, since: 1067 }).subscribe((e) => got.push(e));
+  publish(bus, 'stats.sampled');
+  assert.equal(summary(got), ['1 engine.started', '2 stats.sampled', '3 stats.sampled']);
+});
+
 test('the filter applies to replay and live events alike', () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'stats.sampled');
