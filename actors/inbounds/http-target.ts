@@ -6,13 +6,15 @@ export function authorityTarget(authority: string | undefined): Endpoint | null 
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:/\s[\]]+)):(\d{1,5})$/.exec(authority);
   if (!m) return null;
   const port = Number(m[3]);
-  if (port < 1 || port > 65535) return null;
+  if (!isPort(port)) return null;
   return { host: (m[1] ?? m[2])!, port };
 }
 
 /** Parses an absolute-form request target (`http://host[:port]/path`). */
 export function absoluteTarget(url: string | undefined): { target: Endpoint; path: string } | null {
-  if (!url || !/^http:\/\//i.test(url)) return null;
+  // WHATWG URL skips any run of slashes (and backslashes) after `http:`, so `http:///x`
+  // would be host `x`: a target whose authority is empty names no host.
+  if (!url || !/^http:\/\/[^/\\]/i.test(url)) return null;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -20,6 +22,12 @@ export function absoluteTarget(url: string | undefined): { target: Endpoint; pat
     return null;
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) return null;
-  return { target: { host, port: parsed.port ? Number(parsed.port) : 80 }, path: `${parsed.pathname}${parsed.search}` };
+  const port = parsed.port ? Number(parsed.port) : 80;
+  if (!host || !isPort(port)) return null;
+  return { target: { host, port }, path: `${parsed.pathname}${parsed.search}` };
+}
+
+/** A port a flow can be opened to: URL and the CONNECT pattern both let 0 through. */
+function isPort(port: number): boolean {
+  return port >= 1 && port <= 65535;
 }

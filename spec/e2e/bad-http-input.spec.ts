@@ -59,6 +59,17 @@ test('answers a CONNECT without a port with 400 and closes', async () => {
   assert.is(statusLine(res.data), 'HTTP/1.1 400 Bad Request');
 });
 
+for (const [target, why] of [
+  ['http://127.0.0.1:0/x', 'to port 0'],
+  ['http:///x', 'with no host (http:///x)'],
+]) {
+  test(`answers an absolute-form request ${why} with 400`, async () => {
+    const res = await rawExchange(await port(HTTP), Buffer.from(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    assert.ok(res.closed);
+    assert.is(statusLine(res.data), 'HTTP/1.1 400 Bad Request');
+  });
+}
+
 test('closes a request head cut short by the client', async () => {
   const res = await rawExchange(await port(HTTP), Buffer.from('GET http://127.0.0.1:9/ HTTP/1.1\r\nHo'), { end: true });
   assert.ok(res.closed);
