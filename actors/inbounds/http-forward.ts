@@ -1,26 +1,15 @@
-import { request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
 import { socketMeter } from '../flows/socket-meter.js';
-import { failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
+import { UpgradeNotForwarded, writeAnswerHead } from './http-answer.js';
+import { forwardHeaders } from './http-headers.js';
+import { answerStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
 import { absoluteTarget } from './http-target.js';
 import { clientShare } from './client-share.js';
 import { peerOf } from './tcp-listener.js';
-
-// Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
@@ -33,7 +22,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // A refusal's bytes belong to no flow; the next request's counts start after them.
   const refuse = (status: number, headers?: Record<string, string>): void => {
     res.once('close', share.ended);
-    respond(res, status, headers);
+    answerStatus(res, status, headers);
   };
   const parsed = absoluteTarget(req.url);
   if (!parsed) return refuse(400);
@@ -72,46 +61,23 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     headers: forwardHeaders(req),
     setHost: false,
   });
+  // The one way out for an origin that fails or answers what cannot be passed on: a
+  // 502 while nothing of its answer has gone to the client, else a cut connection.
+  const fail = (err: Error): void => {
+    if (remoteError || done) return;
+    remoteError = err;
+    upstream.destroy();
+    answerStatus(res, 502);
+  };
   outgoing.on('response', (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardHeaders(answer));
+    answer.on('error', fail);
+    const unusable = writeAnswerHead(res, answer);
+    if (unusable) return fail(unusable);
     answer.pipe(res);
-    answer.on('error', (err) => {
-      remoteError = err;
-      res.destroy();
-    });
   });
-  outgoing.on('error', (err) => {
-    remoteError ??= err;
-    if (!res.headersSent) respond(res, 502);
-    else res.destroy();
-  });
+  // A 101 with Upgrade and Connection: upgrade comes here instead of as a response.
+  outgoing.on('upgrade', () => fail(new UpgradeNotForwarded()));
+  outgoing.on('error', fail);
   res.on('close', finish);
   req.pipe(outgoing);
-}
-
-function forwardHeaders(msg: IncomingMessage): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  const named = new Set(
-    String(msg.headers.connection ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase()),
-  );
-  for (let i = 0; i < msg.rawHeaders.length; i += 2) {
-    const name = msg.rawHeaders[i]!;
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || named.has(lower)) continue;
-    const prev = headers[name];
-    const value = msg.rawHeaders[i + 1]!;
-    headers[name] = prev === undefined ? value : ([] as string[]).concat(prev as string | string[], value);
-  }
-  return headers;
-}
-
-function respond(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  res.writeHead(status, { 'Content-Type': 'text/plain', ...headers });
-  res.end(`${status}\n`);
 }

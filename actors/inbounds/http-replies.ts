@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FlowFailureError } from '../errors/flow-failure.js';
 
@@ -22,10 +23,30 @@ export function endWithStatus(socket: Duplex, status: number, extraHeaders: Reco
     socket.destroy();
     return;
   }
-  const body = `${status} ${REASONS[status] ?? ''}\n`;
+  const body = statusBody(status);
   const headers = { 'Content-Type': 'text/plain', 'Content-Length': String(body.length), Connection: 'close', ...extraHeaders };
   const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? ''}\r\n${head}\r\n${body}`);
 }
 
+/**
+ * Answers a forwarded request with a short status of the proxy's own, or cuts the
+ * client connection when part of another answer went out already. Reason phrase and
+ * length are given, not left to Node: a writeHead that threw on an origin's answer has
+ * already taken that answer's reason phrase and Content-Length as the response's own.
+ */
+export function answerStatus(res: ServerResponse, status: number, extraHeaders: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = statusBody(status);
+  res.writeHead(status, REASONS[status] ?? '', { 'Content-Type': 'text/plain', 'Content-Length': String(body.length), ...extraHeaders });
+  res.end(body);
+}
+
 export const PROXY_AUTHENTICATE = { 'Proxy-Authenticate': 'Basic realm="weir"' };
+
+function statusBody(status: number): string {
+  return `${status} ${REASONS[status] ?? ''}\n`;
+}
