@@ -3,6 +3,7 @@ import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
 import { socketMeter } from '../flows/socket-meter.js';
 import { UpgradeNotForwarded, writeAnswerHead } from './http-answer.js';
+import { ExchangeEnd } from './http-exchange.js';
 import { forwardHeaders } from './http-headers.js';
 import { answerStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
@@ -14,45 +15,40 @@ import { peerOf } from './tcp-listener.js';
 /**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
  * own upstream connection; the client connection stays keep-alive. bytes_down is what
- * the origin sent (status line, headers and body), bytes_up what was sent to it.
+ * the origin sent (status line, headers and body), bytes_up what was sent to it. The
+ * flow completes once, when its exchange with the client ends (ExchangeEnd), whatever
+ * ended it: the answer sent, the client gone, the origin's failure answered with 502.
  */
 export async function handleForward(env: InboundEnv, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const client = req.socket;
   const share = clientShare(client);
-  // A refusal's bytes belong to no flow; the next request's counts start after them.
-  const refuse = (status: number, headers?: Record<string, string>): void => {
-    res.once('close', share.ended);
-    answerStatus(res, status, headers);
-  };
+  const exchange = new ExchangeEnd(res, client);
+  // A refusal's bytes belong to no flow; either way the next request counts from here.
+  void exchange.over.then(share.ended);
   const parsed = absoluteTarget(req.url);
-  if (!parsed) return refuse(400);
+  if (!parsed) return answerStatus(res, 400);
   const auth = proxyAuth(req, env.users);
-  if (!auth) return refuse(407, PROXY_AUTHENTICATE);
-  // Listened for from the start: a client that gives up while the flow opens closes
-  // `res` before the relay below could see it, and its flow must still complete.
-  let clientGone = false;
-  res.once('close', () => (clientGone = true));
+  if (!auth) return answerStatus(res, 407, PROXY_AUTHENTICATE);
   const flow = await openTcpFlow(
     env.flows,
     { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client },
-    { blocked: () => refuse(403), failed: (f) => refuse(failureStatus(f)) },
+    { blocked: () => answerStatus(res, 403), failed: (f) => answerStatus(res, failureStatus(f)) },
   );
   if (!flow) return;
   const upstream = flow.dial.socket;
   let remoteError: Error | null = null;
-  let done = false;
-  const finish = (): void => {
-    if (done) return;
-    done = true;
-    share.ended();
+  void exchange.over.then(() => {
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
-  };
+  });
+  // Closing the flow (flows.close, idle timeout, shutdown) cuts the client connection:
+  // at once, or for a response queued behind another when its turn comes. Its exchange
+  // ends then, or sooner if the client leaves.
   flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.base), () => {
     upstream.destroy();
     res.destroy();
   });
-  if (clientGone) return finish();
+  if (exchange.ended) return;
 
   const outgoing = request({
     createConnection: () => upstream,
@@ -64,7 +60,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // The one way out for an origin that fails or answers what cannot be passed on: a
   // 502 while nothing of its answer has gone to the client, else a cut connection.
   const fail = (err: Error): void => {
-    if (remoteError || done) return;
+    if (remoteError || exchange.ended) return;
     remoteError = err;
     upstream.destroy();
     answerStatus(res, 502);
@@ -78,6 +74,5 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // A 101 with Upgrade and Connection: upgrade comes here instead of as a response.
   outgoing.on('upgrade', () => fail(new UpgradeNotForwarded()));
   outgoing.on('error', fail);
-  res.on('close', finish);
   req.pipe(outgoing);
 }

@@ -1,4 +1,6 @@
 import net from 'node:net';
+import { WAIT_MS } from '../support/far-bound.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The bytes one step of a WireClient moved on its connection. */
 export interface WireStep {
@@ -51,6 +53,27 @@ export class WireClient {
   /** Writes `message` and reads until the proxy closes the connection. */
   async last(message: string): Promise<WireStep> {
     this.socket.write(message);
+    await this.closed;
+    return this.step(this.data.length);
+  }
+
+  /** Writes `message` (requests to pipeline, say) without waiting for anything. */
+  send(message: string): void {
+    this.socket.write(message);
+  }
+
+  /** Waits until what came since the last step holds `text`. */
+  async until(text: string): Promise<void> {
+    await waitFor(() => this.data.includes(text, this.taken), WAIT_MS, `an answer holding ${JSON.stringify(text)}`);
+  }
+
+  /**
+   * Leaves the connection with a FIN, or resets it, and waits for it to close: what was
+   * sent and received since the last step, answers cut short included.
+   */
+  async leave(how: 'fin' | 'rst'): Promise<WireStep> {
+    if (how === 'fin') this.socket.end();
+    else this.socket.resetAndDestroy();
     await this.closed;
     return this.step(this.data.length);
   }
