@@ -3,7 +3,7 @@ import type { FlowAuth } from '../../streams/contract.js';
 import { NO_AUTH, userAuth, verifyUser } from './credentials.js';
 import { extend } from '../flows/revise.js';
 import { HandshakeError } from './handshake-error.js';
-import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from './socks5-wire.js';
+import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, targetHost, type SocksTarget } from './socks5-wire.js';
 
 export { SOCKS5_REPLY } from './socks5-wire.js';
 
@@ -130,13 +130,15 @@ function* readRequest(stream: Duplex): Steps<Pick<Socks5Request, 'command' | 'ta
     throw new HandshakeError('SOCKS_BAD_ADDRESS_TYPE', `address type ${atyp} is not supported`);
   }
   const length = fixed ?? (yield 1)[0];
-  // An empty name would make the dialer connect to localhost.
-  if (length === 0) {
-    writeSocks5Reply(stream, SOCKS5_REPLY.generalFailure);
-    throw new HandshakeError('SOCKS_BAD_ADDRESS', 'request names an empty domain');
-  }
   const rest = yield length + 2;
-  return { command, target: { host: hostFromBytes(atyp, rest.subarray(0, length)), port: rest.readUInt16BE(length) } };
+  const host = targetHost(atyp, rest.subarray(0, length));
+  // RFC 1928 has no reply for a malformed address: 0x08 says the ATYP is unknown,
+  // and the domain type is supported. General failure, then.
+  if (host === null) {
+    writeSocks5Reply(stream, SOCKS5_REPLY.generalFailure);
+    throw new HandshakeError('SOCKS_BAD_ADDRESS', 'request names a domain that is not a plausible host name');
+  }
+  return { command, target: { host, port: rest.readUInt16BE(length) } };
 }
 
 /**

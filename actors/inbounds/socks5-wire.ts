@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { SocketAddress, isIPv4, isIPv6 } from 'node:net';
+import { isHostName } from '../net/host-name.js';
 
 /** REP field of a SOCKS5 reply (RFC 1928 §6). */
 export const SOCKS5_REPLY = {
@@ -17,7 +18,7 @@ export const SOCKS5_REPLY = {
 /** ATYP field (RFC 1928 §4). */
 export const ATYP = { ipv4: 1, domain: 3, ipv6: 4 } as const;
 
-/** Domain as given; IPv4 dotted; IPv6 in canonical compressed form (RFC 5952), no brackets. */
+/** Domain as given (targetHost checks a client's); IPv4 dotted; IPv6 in canonical compressed form (RFC 5952), no brackets. */
 export interface SocksTarget {
   host: string;
   port: number;
@@ -38,6 +39,18 @@ export function hostFromBytes(atyp: number, bytes: Buffer): string {
   for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
   // inet_ntop through SocketAddress gives the RFC 5952 form, including ::ffff:a.b.c.d for mapped IPv4.
   return new SocketAddress({ address: groups.join(':'), family: 'ipv6' }).address;
+}
+
+/**
+ * The host a client's ADDR field names, or null when it names a domain that is not a
+ * plausible host name (isHostName): those bytes are refused, never dialed nor written
+ * to a hop.
+ */
+export function targetHost(atyp: number, bytes: Buffer): string | null {
+  if (atyp !== ATYP.domain) return hostFromBytes(atyp, bytes);
+  // latin1 keeps one character per byte: a byte outside ASCII fails isHostName as itself.
+  const name = bytes.toString('latin1');
+  return isHostName(name) ? name : null;
 }
 
 /**
@@ -104,7 +117,7 @@ export interface UdpDatagram {
   data: Buffer;
 }
 
-/** Splits a client datagram; null when it is too short, names an unknown address type, or an empty domain. */
+/** Splits a client datagram; null when it is too short, names an unknown address type, or a domain targetHost refuses. */
 export function decodeUdpDatagram(buf: Buffer): UdpDatagram | null {
   if (buf.length < 5) return null;
   const frag = buf[2]!;
@@ -114,7 +127,8 @@ export function decodeUdpDatagram(buf: Buffer): UdpDatagram | null {
   const addrStart = fixed === null ? 5 : 4;
   const addrLength = fixed ?? buf[4]!;
   const portAt = addrStart + addrLength;
-  if (addrLength === 0 || buf.length < portAt + 2) return null;
-  const host = hostFromBytes(atyp, buf.subarray(addrStart, portAt));
+  if (buf.length < portAt + 2) return null;
+  const host = targetHost(atyp, buf.subarray(addrStart, portAt));
+  if (host === null) return null;
   return { frag, target: { host, port: buf.readUInt16BE(portAt) }, data: buf.subarray(portAt + 2) };
 }

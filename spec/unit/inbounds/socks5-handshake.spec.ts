@@ -152,6 +152,46 @@ test('answers an empty domain with reply 1 instead of dialing it', async () => {
   assert.equal(await received(), [5, 0, 5, 1, 0, 1, 0, 0, 0, 0, 0, 0]);
 });
 
+/** The request of a no-auth CONNECT to the domain `name` (latin1: one byte per character), port 80. */
+function connectDomain(name: string): Buffer {
+  const bytes = Buffer.from(name, 'latin1');
+  return Buffer.from([...NOAUTH_GREETING, 5, 1, 0, 3, bytes.length, ...bytes, 0, 80]);
+}
+
+test('takes a domain only when it is a plausible host name, else answers reply 1 with no request', async () => {
+  const label = 'a'.repeat(63);
+  const longest = `${label}.${label}.${label}.${'b'.repeat(61)}`;
+  for (const name of ['a_b-C9.example', 'xn--bcher-kva.example', 'example.com.', label, longest, `${longest}.`]) {
+    const { client, server } = connect();
+    client.write(connectDomain(name));
+    const request = await acceptSocks5(server, { users: null, timeoutMs: 1000 });
+    assert.equal(request.target, { host: name, port: 80 }, name);
+  }
+  const refused = [
+    'victim.test:80 HTTP/1.1\r\nX-Injected: yes\r\n\r\nGET http://internal.test/admin HTTP/1.1\r\nHost: internal.test\r\nX-Pad: a',
+    'a\nb',
+    'a b',
+    'a\0b',
+    'a:80',
+    'a/b',
+    'user@a',
+    'a%2e',
+    'b\u00fccher.example',
+    'a..b',
+    '.a',
+    '..',
+    `${label}a.example`,
+    `${longest}x`,
+  ];
+  for (const name of refused) {
+    const { client, server, received } = connect();
+    client.write(connectDomain(name));
+    const error = await rejection(acceptSocks5(server, { users: null, timeoutMs: 1000 }));
+    assert.is(error.code, 'SOCKS_BAD_ADDRESS', JSON.stringify(name));
+    assert.equal(await received(), [5, 0, 5, 1, 0, 1, 0, 0, 0, 0, 0, 0], JSON.stringify(name));
+  }
+});
+
 test('rejects a greeting of another version without answering', async () => {
   const { client, server, received } = connect();
   client.write(Buffer.from([4, 1, 0, 80, 127, 0, 0, 1, 0]));

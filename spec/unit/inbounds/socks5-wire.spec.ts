@@ -72,4 +72,17 @@ test('returns null for a short, unknown-type or empty-domain datagram', () => {
   assert.is(decodeUdpDatagram(Buffer.from([0, 0, 0, 2, 1, 2, 3, 4, 0, 53])), null);
 });
 
+/** A client datagram to the domain `name` (latin1: one byte per character), port 53, data `q`. */
+function toDomain(name: string): Buffer {
+  const bytes = Buffer.from(name, 'latin1');
+  return Buffer.from([0, 0, 0, 3, bytes.length, ...bytes, 0, 53, 113]);
+}
+
+test('returns null for a datagram to a domain that is not a plausible host name', () => {
+  for (const name of ['a\r\nb', 'a b', 'a:53', 'b\u00fccher.example', 'a..b']) {
+    assert.is(decodeUdpDatagram(toDomain(name)), null, JSON.stringify(name));
+  }
+  assert.equal(decodeUdpDatagram(toDomain('dns_1.example.'))?.target, { host: 'dns_1.example.', port: 53 });
+});
+
 test.run();
