@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { SocketAddress, isIPv4, isIPv6 } from 'node:net';
 import { isHostName } from '../net/host-name.js';
+import { ipOfHost } from '../net/ip-of-host.js';
 
 /** REP field of a SOCKS5 reply (RFC 1928 §6). */
 export const SOCKS5_REPLY = {
@@ -44,13 +45,15 @@ export function hostFromBytes(atyp: number, bytes: Buffer): string {
 /**
  * The host a client's ADDR field names, or null when it names a domain that is not a
  * plausible host name (isHostName): those bytes are refused, never dialed nor written
- * to a hop.
+ * to a hop. A domain in a numeric IPv4 form (`127.1`, `0x7f000001`) is the dotted
+ * quad it names (ipOfHost), so the rules, the record and the dialer all see the
+ * address connected to, and no resolver reads it another way.
  */
 export function targetHost(atyp: number, bytes: Buffer): string | null {
   if (atyp !== ATYP.domain) return hostFromBytes(atyp, bytes);
   // latin1 keeps one character per byte: a byte outside ASCII fails isHostName as itself.
   const name = bytes.toString('latin1');
-  return isHostName(name) ? name : null;
+  return isHostName(name) ? (ipOfHost(name) ?? name) : null;
 }
 
 /**

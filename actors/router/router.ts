@@ -1,7 +1,7 @@
-import { isIP } from 'node:net';
 import type { MatchedRule, RouteMode } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
 import { extend } from '../flows/revise.js';
+import { ipOfHost } from '../net/ip-of-host.js';
 import { compileRule, type RuleSpec } from './rule-matcher.js';
 
 export interface RouteDecision {
@@ -55,6 +55,11 @@ export class Router {
   }
 }
 
+/**
+ * The context the rules see. `ip` is the address the dialer will connect to when the
+ * host names one without DNS (ipOfHost), whatever its spelling: `127.1` or
+ * `[::ffff:7f00:1]` must meet the ip_cidr rules that 127.0.0.1 meets.
+ */
 export function routeContext(fields: Omit<RouteContext, 'ip'>): RouteContext {
-  return extend(fields, { ip: isIP(fields.host) ? fields.host : null });
+  return extend(fields, { ip: ipOfHost(fields.host) });
 }

@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { Network } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
+import { ipOfHost } from '../net/ip-of-host.js';
 
 /** The conditions of one routing rule, as the config gives them. */
 export interface RuleSpec {
@@ -20,7 +21,7 @@ type Check = (ctx: RouteContext) => boolean;
 /**
  * Compiles a rule: fields are ANDed, the values of one field ORed. Domain
  * conditions look at the target host and, for a client that connected by IP, at the
- * sniffed host too.
+ * sniffed host too, both as domainOf gives them. ip_cidr looks at the context's `ip`.
  */
 export function compileRule(spec: RuleSpec): Rule {
   const checks: Check[] = [];
@@ -31,11 +32,11 @@ export function compileRule(spec: RuleSpec): Rule {
     parts.push(`${name}=${values.join(',')}`);
   };
   const hosts = (ctx: RouteContext): string[] =>
-    ctx.sniffed_host ? [ctx.host.toLowerCase(), ctx.sniffed_host.toLowerCase()] : [ctx.host.toLowerCase()];
+    ctx.sniffed_host ? [domainOf(ctx.host), domainOf(ctx.sniffed_host)] : [domainOf(ctx.host)];
 
-  const exact = new Set(spec.domain?.map((d) => d.toLowerCase()));
+  const exact = new Set(spec.domain?.map(domainOf));
   add('domain', spec.domain, (ctx) => hosts(ctx).some((h) => exact.has(h)));
-  const suffixes = spec.domain_suffix?.map((s) => s.toLowerCase().replace(/^\./, '')) ?? [];
+  const suffixes = spec.domain_suffix?.map((s) => domainOf(s).replace(/^\./, '')) ?? [];
   add('domain_suffix', spec.domain_suffix, (ctx) =>
     hosts(ctx).some((h) => suffixes.some((s) => h === s || h.endsWith(`.${s}`))),
   );
@@ -60,25 +61,41 @@ export function compileRule(spec: RuleSpec): Rule {
 }
 
 /**
+ * A name as domain rules compare it: lower case, without the trailing dot of a fully
+ * qualified name. `WWW.Example.COM.` is the same host as www.example.com to every
+ * resolver, so it must meet the same rules.
+ */
+function domainOf(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+/**
  * One list per family: a single BlockList treats IPv4 as IPv4-mapped IPv6, so
- * `::/0` would match every IPv4 target. An IPv4-mapped IPv6 target is checked as
- * the IPv4 address it carries.
+ * `::/0` would match every IPv4 target. The target's `ip` comes from ipOfHost, which
+ * writes an IPv4-mapped address as its IPv4 address; so a mapped block in the config
+ * (`::ffff:10.0.0.0/104`) is listed as the IPv4 block it carries, or no target would
+ * ever be in it.
  */
 function cidrMatcher(entries: readonly string[]): (ip: string) => boolean {
   const v4 = new BlockList();
   const v6 = new BlockList();
   for (const entry of entries) {
     const [addr = '', bits] = entry.split('/');
-    const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-    const list = family === 'ipv6' ? v6 : v4;
-    if (bits === undefined) list.addAddress(addr, family);
-    else list.addSubnet(addr, Number(bits), family);
+    const prefix = bits === undefined ? undefined : Number(bits);
+    const family = isIP(addr);
+    const carried = family === 6 ? ipOfHost(addr) : null;
+    if (carried !== null && isIP(carried) === 4 && (prefix === undefined || prefix >= 96)) {
+      addBlock(v4, 'ipv4', carried, prefix === undefined ? undefined : prefix - 96);
+    } else if (family === 6) addBlock(v6, 'ipv6', addr, prefix);
+    else addBlock(v4, 'ipv4', addr, prefix);
   }
-  return (ip) => {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
-    if (mapped) return v4.check(mapped, 'ipv4');
-    return isIP(ip) === 6 ? v6.check(ip, 'ipv6') : v4.check(ip, 'ipv4');
-  };
+  return (ip) => (isIP(ip) === 6 ? v6.check(ip, 'ipv6') : v4.check(ip, 'ipv4'));
+}
+
+function addBlock(list: BlockList, family: 'ipv4' | 'ipv6', addr: string, prefix: number | undefined): void {
+  if (prefix === undefined) list.addAddress(addr, family);
+  else list.addSubnet(addr, prefix, family);
 }
 
 function portRange(p: number | string): [number, number] {

@@ -192,6 +192,15 @@ test('takes a domain only when it is a plausible host name, else answers reply 1
   }
 });
 
+test('gives a domain in a numeric IPv4 form as the dotted quad it names', async () => {
+  for (const name of ['127.1', '2130706433', '0x7f000001', '0177.0.0.1']) {
+    const { client, server } = connect();
+    client.write(connectDomain(name));
+    const request = await acceptSocks5(server, { users: null, timeoutMs: 1000 });
+    assert.equal(request.target, { host: '127.0.0.1', port: 80 }, name);
+  }
+});
+
 test('rejects a greeting of another version without answering', async () => {
   const { client, server, received } = connect();
   client.write(Buffer.from([4, 1, 0, 80, 127, 0, 0, 1, 0]));

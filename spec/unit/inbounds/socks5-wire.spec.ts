@@ -85,4 +85,10 @@ test('returns null for a datagram to a domain that is not a plausible host name'
   assert.equal(decodeUdpDatagram(toDomain('dns_1.example.'))?.target, { host: 'dns_1.example.', port: 53 });
 });
 
+test('decodes a datagram to a numeric IPv4 domain as the dotted quad it names', () => {
+  for (const name of ['127.1', '0x7f000001', '0177.0.0.1']) {
+    assert.equal(decodeUdpDatagram(toDomain(name))?.target, { host: '127.0.0.1', port: 53 }, name);
+  }
+});
+
 test.run();

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Router, routeContext } from '../../../actors/router/router.js';
@@ -16,6 +17,61 @@ test('routeContext sets ip only for an IP literal host', () => {
   assert.is(ctx('10.1.1.1').ip, '10.1.1.1');
   assert.is(ctx('::1').ip, '::1');
   assert.is(ctx('example.com').ip, null);
+});
+
+// Hosts getaddrinfo reads as an IPv4 address (inet_aton), each with that address.
+const NUMERIC_IPV4: Record<string, string> = {
+  '127.1': '127.0.0.1',
+  '2130706433': '127.0.0.1',
+  '0x7f000001': '127.0.0.1',
+  '0177.0.0.1': '127.0.0.1',
+  '0X7F.0.0.1': '127.0.0.1',
+  '127.0x1': '127.0.0.1',
+  '127.256': '127.0.1.0',
+  '1.2.3': '1.2.0.3',
+  '127.0.0.01': '127.0.0.1',
+  '010.1.1.1': '8.1.1.1',
+  '0': '0.0.0.0',
+  '0xffffffff': '255.255.255.255',
+};
+
+test('routeContext gives a numeric IPv4 host in any inet_aton form the address getaddrinfo connects to', async () => {
+  for (const [host, address] of Object.entries(NUMERIC_IPV4)) {
+    assert.is(ctx(host).ip, address, host);
+    // What net.connect's lookup makes of the same host: the dial goes there.
+    assert.is((await lookup(host, { family: 4 })).address, address, `${host} as getaddrinfo reads it`);
+  }
+  // Names to getaddrinfo (a DNS query, not an address): no ip, as for any name.
+  for (const host of ['127.0.0.1.', '089.0.0.1', '1.2.3.4.5', '4294967296', '127.0.65536', '0x', '0x7g.1', '127..1', '1e2']) {
+    assert.is(ctx(host).ip, null, host);
+  }
+});
+
+test('routeContext writes IPv6 in RFC 5952 form without a zone, a mapped IPv4 address as that address', () => {
+  assert.is(ctx('::ffff:7f00:1').ip, '127.0.0.1');
+  assert.is(ctx('0:0:0:0:0:ffff:127.0.0.1').ip, '127.0.0.1');
+  assert.is(ctx('::FFFF:7F00:1').ip, '127.0.0.1');
+  assert.is(ctx('2001:DB8:0:0:0:0:0:1').ip, '2001:db8::1');
+  assert.is(ctx('fe80::1%eth0').ip, 'fe80::1');
+  // IPv4-compatible (deprecated) is not mapped: a connect to it does not reach 1.2.3.4.
+  assert.is(ctx('::1.2.3.4').ip, '::1.2.3.4');
+});
+
+test('a block rule on 127.0.0.0/8 or localhost is not bypassed by another spelling of the host', () => {
+  const router = new Router({
+    mode: 'rule',
+    rules: [
+      { domain_suffix: ['localhost'], outbound: 'block' },
+      { ip_cidr: ['127.0.0.0/8'], outbound: 'block' },
+    ],
+    final: 'direct',
+  });
+  for (const host of ['127.1', '2130706433', '0x7f000001', '0177.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:127.0.0.1']) {
+    assert.equal(router.decide(ctx(host)).matched_rule, { index: 1, condition: 'ip_cidr=127.0.0.0/8' }, host);
+  }
+  for (const host of ['LOCALHOST.', 'db.localhost.']) {
+    assert.equal(router.decide(ctx(host)).matched_rule, { index: 0, condition: 'domain_suffix=localhost' }, host);
+  }
 });
 
 test('rule mode picks the first matching rule and reports its index and condition', () => {

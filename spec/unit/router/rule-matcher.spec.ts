@@ -35,6 +35,16 @@ test('domain_suffix with a leading dot means the same as without', () => {
   assert.not.ok(matches(spec, { host: 'notexample.com' }));
 });
 
+test('domain conditions ignore one trailing dot, in the host and in the rule', () => {
+  assert.ok(matches({ domain_suffix: ['blocked.test'] }, { host: 'X.BLOCKED.TEST.' }));
+  assert.ok(matches({ domain_suffix: ['blocked.test'] }, { host: 'blocked.test.' }));
+  assert.ok(matches({ domain: ['example.com'] }, { host: 'Example.COM.' }));
+  assert.ok(matches({ domain: ['example.com.'] }, { host: 'example.com' }));
+  assert.ok(matches({ domain_suffix: ['.example.com.'] }, { host: 'cdn.example.com' }));
+  assert.ok(matches({ domain_suffix: ['example.com'] }, { host: '93.184.216.34', sniffed_host: 'www.example.com.' }));
+  assert.not.ok(matches({ domain: ['example.com'] }, { host: 'example.com..' }));
+});
+
 test('domain_keyword matches any part of the host', () => {
   const spec = { domain_keyword: ['ads'] };
   assert.ok(matches(spec, { host: 'ads.example.com' }));
@@ -69,6 +79,28 @@ test('ip_cidr keeps the families apart', () => {
 test('ip_cidr checks an IPv4-mapped IPv6 target as its IPv4 address', () => {
   assert.ok(matches({ ip_cidr: ['10.0.0.0/8'] }, { host: '::ffff:10.1.2.3' }));
   assert.not.ok(matches({ ip_cidr: ['::/0'] }, { host: '::FFFF:10.1.2.3' }));
+});
+
+test('ip_cidr checks an IPv4-mapped target in any spelling as its IPv4 address', () => {
+  for (const host of ['::ffff:7f00:1', '0:0:0:0:0:ffff:127.0.0.1', '::FFFF:7F00:0001']) {
+    assert.ok(matches({ ip_cidr: ['127.0.0.0/8'] }, { host }), host);
+    assert.not.ok(matches({ ip_cidr: ['::/0'] }, { host }), `${host} is not in ::/0`);
+  }
+});
+
+test('ip_cidr checks a numeric IPv4 host in another form as the address it names', () => {
+  for (const host of ['127.1', '2130706433', '0x7f000001', '0177.0.0.1']) {
+    assert.ok(matches({ ip_cidr: ['127.0.0.0/8'] }, { host }), host);
+    assert.not.ok(matches({ ip_cidr: ['10.0.0.0/8'] }, { host }), host);
+  }
+});
+
+test('an IPv4-mapped block in the config meets the IPv4 addresses it carries, in any spelling', () => {
+  const spec = { ip_cidr: ['::ffff:127.0.0.0/104', '::ffff:10.0.0.1'] };
+  for (const host of ['127.0.0.5', '::ffff:7f00:5', '::ffff:127.0.0.5', '127.5', '10.0.0.1', '::ffff:a00:1']) {
+    assert.ok(matches(spec, { host }), host);
+  }
+  for (const host of ['128.0.0.1', '10.0.0.2', '::1']) assert.not.ok(matches(spec, { host }), host);
 });
 
 test('port matches a number or an inclusive a-b range', () => {
