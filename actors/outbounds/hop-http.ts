@@ -1,23 +1,9 @@
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
-import { isHostName } from '../net/host-name.js';
 import { HopNegotiationError } from './hop-error.js';
 import { handOver } from './hop-hand-over.js';
 import { parseStatusLine, readResponseHead } from './hop-http-head.js';
-import { authority, type Hop } from './hop.js';
-
-/**
- * Whether `dest` can be written as a CONNECT authority: a host name (isHostName) or
- * an IP literal without a zone id, and a port of 1 to 65535. The request line and the
- * Host header carry it next to this node's Proxy-Authorization, so a CR, LF or space
- * in it would let whoever chose the target add headers or a whole request of their
- * own, sent with the node's credentials. The inbounds refuse such targets already;
- * this holds whatever path a target took to get here.
- */
-function writableAuthority(dest: Endpoint): boolean {
-  const host = isIP(dest.host) !== 0 ? !dest.host.includes('%') : isHostName(dest.host);
-  return host && Number.isInteger(dest.port) && dest.port >= 1 && dest.port <= 65535;
-}
+import { authority, sendableTarget, type Hop } from './hop.js';
 
 function connectRequest(hop: Hop, dest: Endpoint): string {
   const target = authority(dest);
@@ -36,7 +22,7 @@ function connectRequest(hop: Hop, dest: Endpoint): string {
  */
 export async function negotiateHttp(socket: Socket, hop: Hop, dest: Endpoint): Promise<number> {
   // Refused before a byte goes to the hop: no part of such a target is ever sent.
-  if (!writableAuthority(dest)) {
+  if (!sendableTarget(dest)) {
     throw new HopNegotiationError('protocol', 'was not sent a CONNECT: the target cannot be written as a request authority');
   }
   const answer = readResponseHead(socket);

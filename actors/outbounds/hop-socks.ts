@@ -4,7 +4,7 @@ import { SocksClient, type SocksProxy } from 'socks';
 import type { Endpoint } from '../../streams/contract.js';
 import { HopNegotiationError } from './hop-error.js';
 import { handOver } from './hop-hand-over.js';
-import type { Hop } from './hop.js';
+import { sendableTarget, type Hop } from './hop.js';
 
 // The socks package reports failures as fixed message strings (its ERRORS table).
 const SOCKET_CLOSED = 'Socket closed';
@@ -53,6 +53,9 @@ function translate(err: unknown, hop: Hop, dest: Endpoint): HopNegotiationError 
  * is never passed on: it holds the proxy options, password included.
  */
 export async function negotiateSocks(socket: Socket, hop: Hop, dest: Endpoint, timeoutMs: number): Promise<number> {
+  if (!sendableTarget(dest)) {
+    throw new HopNegotiationError('protocol', 'was not sent a CONNECT: the target cannot be written as a SOCKS5 address');
+  }
   const proxy: SocksProxy = { host: hop.server, port: hop.port, type: 5 };
   if (hop.username !== undefined && hop.password !== undefined) {
     proxy.userId = hop.username;

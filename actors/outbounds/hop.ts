@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import type { Endpoint, RelayHop } from '../../streams/contract.js';
 import type { OutboundConfig } from '../config/schema.js';
 import type { Secret } from '../config/secret.js';
+import { isHostName } from '../net/host-name.js';
 
 export type HopConfig = Extract<OutboundConfig, { type: 'socks' | 'http' }>;
 
@@ -34,4 +36,18 @@ export function relayHopOf(hop: Hop): RelayHop {
 /** `host:port` as written in a CONNECT request line and in messages; IPv6 in brackets. */
 export function authority(endpoint: Endpoint): string {
   return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
+}
+
+/**
+ * Whether `dest` may be asked of a hop: a host name (isHostName) or an IP literal
+ * without a zone id, and a port of 1 to 65535. An HTTP hop's request line and Host
+ * header carry it next to this node's Proxy-Authorization, so a CR, LF or space in it
+ * would let whoever chose the target add headers or a whole request of their own, sent
+ * with the node's credentials; a SOCKS5 hop's length byte counts characters where
+ * the bytes are UTF-8, so a non-ASCII name would shift the port. The inbounds refuse
+ * such targets already; this holds whatever path a target took to get here.
+ */
+export function sendableTarget(dest: Endpoint): boolean {
+  const host = isIP(dest.host) !== 0 ? !dest.host.includes('%') : isHostName(dest.host);
+  return host && Number.isInteger(dest.port) && dest.port >= 1 && dest.port <= 65535;
 }
