@@ -5,6 +5,17 @@ import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from '.
 import type { ConfigProblem } from './problems.js';
 import type { WeirConfig } from './schema.js';
 
+/** Problems of a valid config against what the running node has (reload, config.apply). */
+export type ConfigCheck = (config: WeirConfig) => ConfigProblem[];
+
+const NO_CHECK: ConfigCheck = () => [];
+
+function checked(result: ConfigResult, check: ConfigCheck): ConfigResult {
+  if (!result.ok) return result;
+  const problems = check(result.config);
+  return problems.length > 0 ? { ok: false, problems } : result;
+}
+
 /** Sections config.apply and reload may change while the node runs. */
 export const HOT_SECTIONS = ['event_sinks', 'route', 'log'] as const;
 export type HotSection = (typeof HOT_SECTIONS)[number];
@@ -26,25 +37,23 @@ export class ConfigSource {
     private readonly document?: Record<string, unknown>,
   ) {}
 
-  /** Reads the file (again, on reload) and the overlay and validates the merge. */
-  load(): ConfigResult {
+  /**
+   * Reads the file (again, on reload) and the overlay and validates the merge, and
+   * with `check` against what the running node has.
+   */
+  load(check: ConfigCheck = NO_CHECK): ConfigResult {
     const base = this.readBase();
     if (!base.ok) return base.result;
     this.overlay = readOverlay(overlayPath(base.stateDir));
-    return this.parse({ ...base.raw, ...this.overlay });
+    return checked(this.parse({ ...base.raw, ...this.overlay }), check);
   }
 
-  /**
-   * Validates `sections` merged over the current document, and with `check` against
-   * what the running node has; persists them only when both pass.
-   */
-  apply(sections: Overlay, check: (config: WeirConfig) => ConfigProblem[] = () => []): ConfigResult {
+  /** Validates `sections` merged over the current document as load does; persists them only when valid. */
+  apply(sections: Overlay, check: ConfigCheck = NO_CHECK): ConfigResult {
     const base = this.readBase();
     if (!base.ok) return base.result;
     const overlay = { ...this.overlay, ...sections };
-    const parsed = this.parse({ ...base.raw, ...overlay });
-    const problems = parsed.ok ? check(parsed.config) : [];
-    const result: ConfigResult = problems.length > 0 ? { ok: false, problems } : parsed;
+    const result = checked(this.parse({ ...base.raw, ...overlay }), check);
     if (result.ok) {
       // Atomic and private: the overlay may hold secrets given inline.
       writeJsonFileSync(overlayPath(result.config.node.state_dir), overlay);

@@ -1,4 +1,4 @@
-import type { ConfigSource, Overlay } from '../config/config-source.js';
+import type { ConfigCheck, ConfigSource, Overlay } from '../config/config-source.js';
 import { HOT_SECTIONS } from '../config/config-source.js';
 import { formatProblem, type ConfigProblem } from '../config/problems.js';
 import type { WeirConfig } from '../config/schema.js';
@@ -13,7 +13,7 @@ const EDITS = ['upsert_sinks', 'remove_sinks'] as const;
  * tag and `remove_sinks` removes tags, so a controller can register its Webhook
  * without knowing the node's other sinks. Repeating a body changes nothing more.
  */
-export function applyBody(source: ConfigSource, body: unknown, check?: (config: WeirConfig) => ConfigProblem[]): WeirConfig {
+export function applyBody(source: ConfigSource, body: unknown, check?: ConfigCheck): WeirConfig {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ControlError('INVALID_BODY', 'config.apply takes a JSON object');
   }

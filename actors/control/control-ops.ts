@@ -163,10 +163,8 @@ export class ControlOps {
   /** Reloads the config file (SIGHUP, `weir reload`): the hot sections take effect, others need a restart. */
   async reload(): Promise<ConfigApplied> {
     this.refuseWhileStopping();
-    const result = this.runtimeCtx.configSource.load();
+    const result = this.runtimeCtx.configSource.load((c) => this.notRunning(c));
     if (!result.ok) throw configInvalid(result.problems);
-    const notRunning = this.notRunning(result.config);
-    if (notRunning.length > 0) throw configInvalid(notRunning);
     return this.applyValidated(result.config);
   }
 

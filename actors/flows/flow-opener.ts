@@ -91,18 +91,6 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
 
   let dial: DialResult | undefined;
   try {
-    return await establish();
-  } catch (err) {
-    // Whatever broke after flow.started (a routing decision naming an outbound the node
-    // does not run), the flow still ends: flow.completed is what gets billed. The
-    // error goes on to the inbound's log.
-    dial?.socket.destroy();
-    const failure = new FlowFailureError('ROUTE_FAILED', 'the node could not route the flow', req.target);
-    if (actor.record.state !== 'completed') end(failed(failure), undefined, failure);
-    throw err;
-  }
-
-  async function establish(): Promise<OpenedFlow | null> {
     let pre: PreRouted = NOT_PRE_ROUTED;
     if (env.preRouting) {
       try {
@@ -146,6 +134,14 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     );
     if (!answered) reply.succeeded?.(dial.socket);
     return pre.onFirstBytes ? { actor, outbound, dial, onFirstBytes: pre.onFirstBytes } : { actor, outbound, dial };
+  } catch (err) {
+    // Whatever broke after flow.started (a routing decision naming an outbound the node
+    // does not run), the flow still ends: flow.completed is what gets billed. The
+    // error goes on to the inbound's log.
+    dial?.socket.destroy();
+    const failure = new FlowFailureError('ROUTE_FAILED', 'the node could not route the flow', req.target);
+    if (actor.record.state !== 'completed') end(failed(failure), undefined, failure);
+    throw err;
   }
 }
 

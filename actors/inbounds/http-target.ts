@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../streams/contract.js';
+import { isDialPort } from '../net/dial-port.js';
 
 /** Parses a CONNECT authority (`host:port`, `[v6]:port`). */
 export function authorityTarget(authority: string | undefined): Endpoint | null {
@@ -6,7 +7,7 @@ export function authorityTarget(authority: string | undefined): Endpoint | null 
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:/\s[\]]+)):(\d{1,5})$/.exec(authority);
   if (!m) return null;
   const port = Number(m[3]);
-  if (!isPort(port)) return null;
+  if (!isDialPort(port)) return null;
   return { host: (m[1] ?? m[2])!, port };
 }
 
@@ -23,11 +24,7 @@ export function absoluteTarget(url: string | undefined): { target: Endpoint; pat
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = parsed.port ? Number(parsed.port) : 80;
-  if (!host || !isPort(port)) return null;
+  if (!host || !isDialPort(port)) return null;
   return { target: { host, port }, path: `${parsed.pathname}${parsed.search}` };
 }
 
-/** A port a flow can be opened to: URL and the CONNECT pattern both let 0 through. */
-function isPort(port: number): boolean {
-  return port >= 1 && port <= 65535;
-}

@@ -19,7 +19,10 @@ const PART = /^(?:0x[0-9a-f]+|0[0-7]*|[1-9][0-9]*)$/i;
  *   carries, which is where a dual-stack connect goes.
  */
 export function ipOfHost(host: string): string | null {
-  if (isIP(host) === 6) return plainIp(new SocketAddress({ address: host, family: 'ipv6' }).address);
+  const family = isIP(host);
+  // Every flow's route asks: a dotted quad (isIP takes no leading zeros) is already the one way.
+  if (family === 4) return host;
+  if (family === 6) return plainIp(new SocketAddress({ address: host, family: 'ipv6' }).address);
   return inetAton(host);
 }
 

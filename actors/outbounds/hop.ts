@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { Endpoint, RelayHop } from '../../streams/contract.js';
 import type { OutboundConfig } from '../config/schema.js';
 import type { Secret } from '../config/secret.js';
+import { isDialPort } from '../net/dial-port.js';
 import { isHostName } from '../net/host-name.js';
 
 export type HopConfig = Extract<OutboundConfig, { type: 'socks' | 'http' }>;
@@ -49,5 +50,5 @@ export function authority(endpoint: Endpoint): string {
  */
 export function sendableTarget(dest: Endpoint): boolean {
   const host = isIP(dest.host) !== 0 ? !dest.host.includes('%') : isHostName(dest.host);
-  return host && Number.isInteger(dest.port) && dest.port >= 1 && dest.port <= 65535;
+  return host && isDialPort(dest.port);
 }

@@ -144,6 +144,7 @@ test('a sink still retrying when the node stops tries once more and takes the ru
   const port = await hn.curlFlow();
   unblock();
   // Before its next retry (5 s after the failure): only the stop's own attempt can write the file.
+  assert.not.ok(fs.existsSync(file), 'no retry has started the sink yet');
   assert.is(await hn.node.stop(), 0);
   assert.ok(completedFrom(file, port), 'the flow.completed is in the sink’s file');
 }));
