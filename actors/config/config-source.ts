@@ -16,8 +16,11 @@ function checked(result: ConfigResult, check: ConfigCheck): ConfigResult {
   return problems.length > 0 ? { ok: false, problems } : result;
 }
 
-/** Sections config.apply and reload may change while the node runs. */
-export const HOT_SECTIONS = ['event_sinks', 'route', 'log'] as const;
+/**
+ * Sections config.apply and reload may change while the node runs (of `log`, the level:
+ * a new log file waits for a restart). The IPC hook is read per flow, so it is hot too.
+ */
+export const HOT_SECTIONS = ['event_sinks', 'route', 'log', 'ipc_hook'] as const;
 export type HotSection = (typeof HOT_SECTIONS)[number];
 export type Overlay = Partial<Record<HotSection, unknown>>;
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
+import { fingerprint, restartRequired } from '../config/config-diff.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
 import { RetriedStart, SINK_START_RETRY_MS } from './retried-start.js';
@@ -44,6 +45,8 @@ export interface ConfigApplied {
   changed: boolean;
   sinks: SinkChanges & { removed_pending: Record<string, number> };
   route_changed: boolean;
+  /** What differs but applies only on a restart (restartRequired); the node runs on as it started. */
+  restart_required: string[];
 }
 
 function routerOptions(config: WeirConfig): RouterOptions {
@@ -164,14 +167,24 @@ export class Engine {
         }),
     });
     this.sinks = sinks;
-    const routeChanged = JSON.stringify(this.current.route) !== JSON.stringify(next.route);
+    const running = this.current;
+    const routeChanged = fingerprint(running.route) !== fingerprint(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
     const sinksChanged = changes.added.length + changes.replaced.length + changes.removed.length > 0;
-    const changed = routeChanged || sinksChanged || JSON.stringify(this.current.log) !== JSON.stringify(next.log);
-    this.current = next;
+    const changed = routeChanged || sinksChanged || running.log.level !== next.log.level || fingerprint(running.ipc_hook) !== fingerprint(next.ipc_hook);
+    const restart_required = restartRequired(running, next);
+    // Only the hot parts are taken: the rest is what the node runs on (its id names its
+    // queues and source_id, its inbounds are listening) until it restarts.
+    this.current = { ...running, event_sinks: next.event_sinks, route: next.route, log: { ...next.log, file: running.log.file }, ipc_hook: next.ipc_hook };
     // Applying the same document again changes nothing and says nothing.
     if (changed) this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
-    return { changed, sinks: { ...changes, removed_pending: removedPending }, route_changed: routeChanged };
+    if (restart_required.length > 0) {
+      this.bus.publish({
+        event_type: 'engine.warning',
+        payload: { code: 'config_restart_required', message: `the config changes ${restart_required.join(', ')}, which take effect only on a restart; the node runs on the values it started with` },
+      });
+    }
+    return { changed, sinks: { ...changes, removed_pending: removedPending }, route_changed: routeChanged, restart_required };
   }
 
   /** The outbox stores open on the first sink that needs them. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { fingerprint } from '../config/config-diff.js';
 import type { SinkConfig } from '../config/schema.js';
 
 export interface SinkChanges {
@@ -9,8 +9,7 @@ export interface SinkChanges {
 
 /**
  * Which sinks a new `event_sinks` list adds, replaces or removes, by tag. A token
- * change counts as a change although a Secret serializes as "[redacted]": its digest
- * is part of the comparison.
+ * change counts as a change: the fingerprint holds its digest.
  */
 export function sinkChanges(current: readonly SinkConfig[], next: readonly SinkConfig[]): SinkChanges {
   const before = new Map(current.map((c) => [c.tag, fingerprint(c)]));
@@ -20,9 +19,4 @@ export function sinkChanges(current: readonly SinkConfig[], next: readonly SinkC
     replaced: next.filter((c) => before.has(c.tag) && before.get(c.tag) !== fingerprint(c)),
     removed: current.filter((c) => !after.has(c.tag)).map((c) => c.tag),
   };
-}
-
-function fingerprint(c: SinkConfig): string {
-  const token = c.type === 'webhook' ? createHash('sha256').update(c.token.reveal()).digest('hex') : '';
-  return `${JSON.stringify(c)}\0${token}`;
 }

@@ -38,7 +38,10 @@ export async function runCommand(configFile: string | undefined): Promise<number
   }
   process.on('SIGHUP', () => {
     node.ops.reload().then(
-      (applied) => node.log.info({ applied }, 'configuration reloaded'),
+      (applied) =>
+        applied.restart_required.length > 0
+          ? node.log.warn({ applied }, `configuration reloaded; restart needed for: ${applied.restart_required.join(', ')}`)
+          : node.log.info({ applied }, 'configuration reloaded'),
       (err: unknown) => node.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reload refused; the running config is unchanged'),
     );
   });

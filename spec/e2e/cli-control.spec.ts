@@ -6,6 +6,7 @@ import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
+import { E2E_NODE_ID } from '../support/node-config.js';
 import { cliFixture } from './support-cli.js';
 
 const setup = cliFixture(test);
@@ -100,6 +101,42 @@ test('reload refuses a route to an outbound added to the file since the start, a
   assert.is((await curl([...via, origin.url('/bytes/16?case=after-refused-reload')])).code, 0);
   const record = (await nextFlow(events, known)).completed.payload['record'] as FlowRecord;
   assert.equal([record.result?.outcome, record.path.outbound?.tag], ['direct_relayed', 'direct']);
+});
+
+test('reload of restart-only changes names them, warns, and the node runs on as it started', async () => {
+  const { node, origin, events, via, weir } = await setup();
+  const original = fs.readFileSync(node.configPath, 'utf8');
+  const edited = JSON.parse(original) as { node: { id: string }; flows?: object; inbounds: { port?: number }[]; route: { rules?: object[] } };
+  edited.node.id = 'renamed-node';
+  edited.flows = { idle_timeout_s: 7 };
+  edited.inbounds[0]!.port = 1;
+  fs.writeFileSync(node.configPath, JSON.stringify(edited));
+  const warnings = ofType(readJsonl(events), 'engine.warning').length;
+  try {
+    const unchanged = await weir('reload');
+    assert.equal([unchanged.code, unchanged.stdout], [0, 'configuration unchanged\nrestart needed for: node, flows, inbounds\n']);
+    edited.route.rules = [{ port: [1], outbound: 'block' }];
+    fs.writeFileSync(node.configPath, JSON.stringify(edited));
+    const json = await weir('reload', '--json');
+    const applied = JSON.parse(json.stdout) as { changed: boolean; route_changed: boolean; restart_required: string[] };
+    assert.equal([applied.changed, applied.route_changed, applied.restart_required], [true, true, ['node', 'flows', 'inbounds']]);
+  } finally {
+    fs.writeFileSync(node.configPath, original);
+  }
+  const all = await waitForEvents(events, (es) => ofType(es, 'engine.warning').length >= warnings + 2, WAIT_MS, 'two engine.warning');
+  assert.equal(ofType(all, 'engine.warning').slice(warnings).map((e) => e.payload), [
+    { code: 'config_restart_required', message: 'the config changes node, flows, inbounds, which take effect only on a restart; the node runs on the values it started with' },
+    { code: 'config_restart_required', message: 'the config changes node, flows, inbounds, which take effect only on a restart; the node runs on the values it started with' },
+  ]);
+  const runtime = JSON.parse((await weir('status', '--json')).stdout) as { node_id: string };
+  assert.is(runtime.node_id, E2E_NODE_ID, 'the node keeps its id');
+  const known = knownFlows(events);
+  assert.is((await curl([...via, origin.url('/bytes/16?case=after-restart-only-reload')])).code, 0, 'the running inbound still serves');
+  const completed = (await nextFlow(events, known)).completed;
+  assert.is(completed.source_id, E2E_NODE_ID, 'sinks still write the running node id');
+  // The restored file takes the route back: only that is a change.
+  const back = JSON.parse((await weir('reload', '--json')).stdout) as { changed: boolean; restart_required: string[] };
+  assert.equal([back.changed, back.restart_required], [true, []]);
 });
 
 test.run();

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -8,11 +9,13 @@ import { assertFlow } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
 import { freePorts } from '../support/free-port.js';
-import { ofType, readJsonl } from '../support/jsonl.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
+import { runWeir } from '../support/weir-bin.js';
 
 const SOCKS = { tag: 'socks-in', protocol: 'socks' };
 
@@ -51,10 +54,22 @@ test('allows every flow while the hook is down and warns once', async () => {
   assert.match(String(warnings[0]!.payload['message']), /no-hook\.sock.*flows are allowed/);
 });
 
+test('a reload moves the hook for the next flow: the new path is asked, and warned about', async () => {
+  const { origin, node, events, socks } = await setup();
+  const config = JSON.parse(fs.readFileSync(node.configPath, 'utf8')) as { ipc_hook: { path: string } };
+  config.ipc_hook.path = path.join(node.stateDir, 'other-hook.sock');
+  fs.writeFileSync(node.configPath, JSON.stringify(config));
+  const reload = await runWeir(['reload', '-c', node.configPath]);
+  assert.equal([reload.code, reload.stdout], [0, 'configuration reloaded\n']);
+  assert.is((await curl(['--socks5', socks, origin.url('/bytes/10?case=hook-moved')])).code, 0);
+  const warnings = await waitForEvents(events, (es) => ofType(es, 'engine.warning').length === 2, WAIT_MS, 'a second engine.warning');
+  assert.match(String(ofType(warnings, 'engine.warning')[1]!.payload['message']), /other-hook\.sock.*flows are allowed/);
+});
+
 test('writes a sink file of valid envelopes with every flow complete', async () => {
   const { node, events } = await setup();
   const all = await stopAndAudit(node, events);
-  assert.is(ofType(all, 'engine.warning').length, 1);
+  assert.is(ofType(all, 'engine.warning').length, 2);
 });
 
 test.run();

@@ -1,0 +1,37 @@
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigSource } from '../../../actors/config/config-source.js';
+import { ControlError } from '../../../actors/control/control-error.js';
+import { applyBody } from '../../../actors/control/config-apply.js';
+import { tempDir } from '../../support/temp-dir.js';
+
+function source(): ConfigSource {
+  const stateDir = tempDir();
+  return new ConfigSource(null, stateDir, {
+    node: { id: 'apply-node', state_dir: stateDir },
+    control: { listen: '127.0.0.1:0', api_key: 'apply-key-0123456789' },
+    outbounds: [{ type: 'direct', tag: 'direct' }],
+    route: { final: 'direct' },
+  });
+}
+
+test('config.apply takes the IPC hook, a hot section', () => {
+  const config = applyBody(source(), { ipc_hook: { path: '/run/hook.sock', timeout_ms: 50 } });
+  assert.equal(config.ipc_hook, { path: path.resolve('/run/hook.sock'), timeout_ms: 50 });
+});
+
+test('config.apply refuses sections that change only on restart, naming them', () => {
+  try {
+    applyBody(source(), { inbounds: [], route: { final: 'direct' } });
+    assert.unreachable('applied');
+  } catch (err) {
+    assert.instance(err, ControlError);
+    assert.equal([(err as ControlError).code, (err as ControlError).message], [
+      'INVALID_BODY',
+      'not hot-reloadable: inbounds (config.apply takes event_sinks, route, log, ipc_hook, upsert_sinks, remove_sinks; other sections need a restart)',
+    ]);
+  }
+});
+
+test.run();
