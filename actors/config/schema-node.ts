@@ -51,7 +51,7 @@ export const flowsSchema = z
       .int()
       .min(1)
       .default(10_000)
-      .describe('Milliseconds for a client handshake or an upstream proxy handshake.'),
+      .describe('Milliseconds from a client connection to its complete handshake (SOCKS5 request, or first HTTP request head: 408 after), and for an upstream proxy handshake.'),
   })
   .prefault({});
 

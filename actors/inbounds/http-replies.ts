@@ -12,6 +12,7 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   405: 'Method Not Allowed',
   407: 'Proxy Authentication Required',
+  408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
   502: 'Bad Gateway',
   504: 'Gateway Timeout',

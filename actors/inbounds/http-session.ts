@@ -14,19 +14,21 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * does the framing; garbage and oversized heads get 400/431 and a close.
  */
 export function httpProxyServer(env: InboundEnv): Server {
-  const server = createServer({
-    maxHeaderSize: MAX_HEADER_BYTES,
-    headersTimeout: env.handshakeTimeoutMs,
-    requestTimeout: 0,
-  });
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 0 });
   const guard = (what: string, work: Promise<void>, socket: Socket): void => {
     work.catch((err: unknown) => {
       env.log.debug({ err }, `${what} failed`);
       socket.destroy();
     });
   };
-  server.on('connect', (req, socket: Socket, head: Buffer) => guard('http connect', handleConnect(env, req, socket, head), socket));
-  server.on('request', (req, res) => guard('http forward', handleForward(env, req, res), req.socket));
+  server.on('connect', (req, socket: Socket, head: Buffer) => {
+    headArrived(socket);
+    guard('http connect', handleConnect(env, req, socket, head), socket);
+  });
+  server.on('request', (req, res) => {
+    headArrived(req.socket);
+    guard('http forward', handleForward(env, req, res), req.socket);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     env.log.debug({ code: err.code }, 'malformed http request');
     endWithStatus(socket, err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
@@ -34,6 +36,26 @@ export function httpProxyServer(env: InboundEnv): Server {
   return server;
 }
 
-export function handleHttp(server: Server, socket: Socket): void {
+/** The deadline of each connection's first request head; cleared when it is parsed. */
+const headDeadlines = new WeakMap<Socket, NodeJS.Timeout>();
+
+/**
+ * Hands a connection to the HTTP proxy server, which must have its first request head
+ * within `timeoutMs` or gets 408 and is closed. Node's own headersTimeout does not
+ * serve here: it is enforced only for connections of a server that listens itself.
+ */
+export function handleHttp(server: Server, socket: Socket, timeoutMs: number): void {
+  const timer = setTimeout(() => {
+    endWithStatus(socket, 408);
+    // A client that never reads or closes must not hold the connection half open.
+    socket.destroySoon();
+  }, timeoutMs);
+  headDeadlines.set(socket, timer);
+  socket.once('close', () => headArrived(socket));
   server.emit('connection', socket);
+}
+
+function headArrived(socket: Socket): void {
+  clearTimeout(headDeadlines.get(socket));
+  headDeadlines.delete(socket);
 }

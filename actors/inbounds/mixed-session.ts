@@ -7,17 +7,23 @@ import { handleSocks5 } from './socks5-session.js';
 
 const SOCKS5_VERSION = 0x05;
 
-/** SOCKS5 and HTTP on one port, told apart by the client's first byte. */
+/**
+ * SOCKS5 and HTTP on one port, told apart by the client's first byte. The handshake
+ * timeout counts from the accept for both steps: waiting for the first byte takes from
+ * the time the protocol's own handshake has.
+ */
 export async function handleMixed(env: InboundEnv, http: Server, socket: Socket): Promise<void> {
+  const deadline = Date.now() + env.handshakeTimeoutMs;
   const first = await firstChunk(socket, env.handshakeTimeoutMs);
-  if (!first) {
+  const left = deadline - Date.now();
+  if (!first || left <= 0) {
     socket.destroy();
     return;
   }
   socket.unshift(first);
-  if (first[0] === SOCKS5_VERSION) await handleSocks5(env, socket);
+  if (first[0] === SOCKS5_VERSION) await handleSocks5(env, socket, left);
   else {
-    handleHttp(http, socket);
+    handleHttp(http, socket, left);
     // The HTTP server reads through 'data' listeners, which do not start a paused socket.
     socket.resume();
   }

@@ -45,7 +45,7 @@ export class ProxyInbound implements Inbound {
       case 'socks':
         return handleSocks5(this.env, socket);
       case 'http':
-        return handleHttp(this.http, socket);
+        return handleHttp(this.http, socket, this.env.handshakeTimeoutMs);
       case 'mixed':
         return handleMixed(this.env, this.http, socket);
     }

@@ -14,11 +14,11 @@ const REPLY_FOR_FAILURE: Partial<Record<FailureCode, number>> = {
   DIAL_TIMEOUT: SOCKS5_REPLY.ttlExpired,
 };
 
-/** One SOCKS5 client connection: handshake, flow, reply, relay. */
-export async function handleSocks5(env: InboundEnv, socket: Socket): Promise<void> {
+/** One SOCKS5 client connection: handshake (within `timeoutMs`), flow, reply, relay. */
+export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = env.handshakeTimeoutMs): Promise<void> {
   let request;
   try {
-    request = await acceptSocks5(socket, { users: env.users, timeoutMs: env.handshakeTimeoutMs });
+    request = await acceptSocks5(socket, { users: env.users, timeoutMs });
   } catch (err) {
     env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
     socket.end();

@@ -10,11 +10,17 @@ import { rawExchange } from '../support/raw-client.js';
 const HTTP = 'http-in';
 const MIXED = 'mixed-in';
 
+const HANDSHAKE_MS = 1500;
+/** How long past the handshake timeout a close may come on a busy machine, and still be its close. */
+const LATE_MS = 900;
+const STALLED_HEAD = Buffer.from('GET http://127.0.0.1:9/ HTTP/1.1\r\nHost: 127.0.0.1:9\r\n');
+
 const setup = proxyFixture(test, {
   inbounds: [
     { type: 'http', tag: HTTP },
     { type: 'mixed', tag: MIXED },
   ],
+  flows: { handshake_timeout_ms: HANDSHAKE_MS },
 });
 
 async function port(tag: string): Promise<number> {
@@ -46,6 +52,35 @@ for (const tag of [HTTP, MIXED]) {
     assert.is(statusLine(res.data), 'HTTP/1.1 431 Request Header Fields Too Large');
   });
 }
+
+for (const tag of [HTTP, MIXED]) {
+  test(`answers a request head that stalls on the ${tag} port with 408 at the handshake timeout and closes`, async () => {
+    const started = Date.now();
+    const res = await rawExchange(await port(tag), STALLED_HEAD, { timeoutMs: HANDSHAKE_MS + LATE_MS });
+    assert.ok(res.closed, 'closed within the wait');
+    assert.ok(Date.now() - started >= HANDSHAKE_MS - 50, 'not before the handshake timeout');
+    assert.is(statusLine(res.data), 'HTTP/1.1 408 Request Timeout');
+  });
+}
+
+test('answers a client silent on the http port with 408 at the handshake timeout and closes', async () => {
+  const res = await rawExchange(await port(HTTP), [], { timeoutMs: HANDSHAKE_MS + LATE_MS });
+  assert.ok(res.closed, 'closed within the wait');
+  assert.is(statusLine(res.data), 'HTTP/1.1 408 Request Timeout');
+});
+
+// The first byte comes late: the wait for it takes from the handshake's time, not adds to it.
+test('times a late HTTP head on the mixed port from the accept', async () => {
+  const res = await rawExchange(await port(MIXED), STALLED_HEAD, { delayMs: HANDSHAKE_MS - 200, timeoutMs: HANDSHAKE_MS + LATE_MS });
+  assert.ok(res.closed, 'closed within the wait');
+  assert.is(statusLine(res.data), 'HTTP/1.1 408 Request Timeout');
+});
+
+test('times a late SOCKS5 handshake on the mixed port from the accept', async () => {
+  const res = await rawExchange(await port(MIXED), [5, 1, 0, 5, 1, 0, 1, 127], { delayMs: HANDSHAKE_MS - 200, timeoutMs: HANDSHAKE_MS + LATE_MS });
+  assert.ok(res.closed, 'closed within the wait');
+  assert.equal([...res.data], [5, 0], 'the greeting was answered, the request never completed');
+});
 
 test('answers an origin-form request (not meant for a proxy) with 400', async () => {
   const res = await rawExchange(await port(HTTP), Buffer.from('GET /index.html HTTP/1.1\r\nHost: example.test\r\nConnection: close\r\n\r\n'));

@@ -11,8 +11,10 @@ export interface RawExchange {
 export interface RawOptions {
   /** Half-close our side after writing, as a client that gave up would. @defaultValue false */
   end?: boolean;
-  /** How long to wait for the server's answer and close. @defaultValue WAIT_MS */
+  /** How long to wait for the server's answer and close, from the connect. @defaultValue WAIT_MS */
   timeoutMs?: number;
+  /** Stay silent this long after connecting before writing, as a slow client would. @defaultValue 0 */
+  delayMs?: number;
 }
 
 /** The connection was never accepted (refused, unreachable): nothing was exchanged. */
@@ -49,10 +51,15 @@ export function rawExchange(port: number, bytes: Buffer | readonly number[], opt
       if (connected) answered(true);
       else settle(() => reject(new RawConnectError(`cannot connect to 127.0.0.1:${port}: ${err.message}`, { cause: err })));
     });
-    socket.once('connect', () => {
-      connected = true;
+    const send = (): void => {
+      if (settled) return;
       socket.write(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes));
       if (opts.end) socket.end();
+    };
+    socket.once('connect', () => {
+      connected = true;
+      if (opts.delayMs) setTimeout(send, opts.delayMs);
+      else send();
     });
   });
 }
