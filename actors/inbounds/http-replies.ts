@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FlowFailureError } from '../errors/flow-failure.js';
+import { endRefused } from '../net/end-refused.js';
 
 /** Status for a failed dial: 504 when the remote did not answer in time, else 502. */
 export function failureStatus(failure: FlowFailureError): number {
@@ -18,7 +19,7 @@ const REASONS: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-/** Writes a complete short HTTP/1.1 answer on a raw socket and ends it. */
+/** Writes a complete short HTTP/1.1 answer on a raw socket and ends it (endRefused). */
 export function endWithStatus(socket: Duplex, status: number, extraHeaders: Record<string, string> = {}): void {
   if (!socket.writable) {
     socket.destroy();
@@ -27,7 +28,7 @@ export function endWithStatus(socket: Duplex, status: number, extraHeaders: Reco
   const body = statusBody(status);
   const headers = { 'Content-Type': 'text/plain', 'Content-Length': String(body.length), Connection: 'close', ...extraHeaders };
   const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? ''}\r\n${head}\r\n${body}`);
+  endRefused(socket, `HTTP/1.1 ${status} ${REASONS[status] ?? ''}\r\n${head}\r\n${body}`);
 }
 
 /**

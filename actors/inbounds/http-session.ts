@@ -45,11 +45,7 @@ const headDeadlines = new WeakMap<Socket, NodeJS.Timeout>();
  * serve here: it is enforced only for connections of a server that listens itself.
  */
 export function handleHttp(server: Server, socket: Socket, timeoutMs: number): void {
-  const timer = setTimeout(() => {
-    endWithStatus(socket, 408);
-    // A client that never reads or closes must not hold the connection half open.
-    socket.destroySoon();
-  }, timeoutMs);
+  const timer = setTimeout(() => endWithStatus(socket, 408), timeoutMs);
   headDeadlines.set(socket, timer);
   socket.once('close', () => headArrived(socket));
   server.emit('connection', socket);

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FailureCode } from '../errors/failure-codes.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
+import { endRefused } from '../net/end-refused.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
 import { handleUdpAssociate } from '../udp/udp-associate.js';
 import type { InboundEnv } from './inbound-env.js';
@@ -21,7 +22,7 @@ export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = 
     request = await acceptSocks5(socket, { users: env.users, timeoutMs });
   } catch (err) {
     env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
-    socket.end();
+    endRefused(socket);
     return;
   }
   if (request.command === 'udp_associate') {
@@ -30,7 +31,7 @@ export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = 
   }
   const fail = (rep: number): void => {
     writeSocks5Reply(socket, rep);
-    socket.end();
+    endRefused(socket);
   };
   const flow = await openTcpFlow(
     env.flows,

@@ -5,7 +5,7 @@ import { curl } from '../support/curl.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { readJsonl } from '../support/jsonl.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { rawExchange } from '../support/raw-client.js';
+import { droppedWhileHeld, rawExchange } from '../support/raw-client.js';
 
 const HTTP = 'http-in';
 const MIXED = 'mixed-in';
@@ -80,6 +80,12 @@ test('times a late SOCKS5 handshake on the mixed port from the accept', async ()
   const res = await rawExchange(await port(MIXED), [5, 1, 0, 5, 1, 0, 1, 127], { delayMs: HANDSHAKE_MS - 200, timeoutMs: HANDSHAKE_MS + LATE_MS });
   assert.ok(res.closed, 'closed within the wait');
   assert.equal([...res.data], [5, 0], 'the greeting was answered, the request never completed');
+});
+
+test('drops a client refused a CONNECT that never closes its side', async () => {
+  // The node lingers 2 s for the client to read the answer and close.
+  const connect = Buffer.from('CONNECT example.test HTTP/1.1\r\nHost: example.test\r\n\r\n');
+  assert.ok(await droppedWhileHeld(await port(HTTP), [...connect], 3000), 'the node still held the connection');
 });
 
 test('answers an origin-form request (not meant for a proxy) with 400', async () => {

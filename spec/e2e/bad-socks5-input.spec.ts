@@ -5,7 +5,7 @@ import { curl } from '../support/curl.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { readJsonl } from '../support/jsonl.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { rawExchange } from '../support/raw-client.js';
+import { droppedWhileHeld, rawExchange } from '../support/raw-client.js';
 
 const OPEN = 'socks-in';
 const GUARDED = 'socks-auth';
@@ -94,6 +94,11 @@ test('answers a wrong password with status 1 and closes', async () => {
   const res = await rawExchange(await port(GUARDED), [5, 1, 2, 1, user.length, ...user, pass.length, ...pass, ...CONNECT_LOCAL_80]);
   assert.ok(res.closed);
   assert.equal([...res.data], [5, 2, 1, 1]);
+});
+
+test('drops a refused client that never closes its side', async () => {
+  // The node lingers 2 s for the client to read the refusal and close.
+  assert.ok(await droppedWhileHeld(await port(OPEN), [5, 1, 2], 3000), 'the node still held the connection');
 });
 
 test('stays up and serves curl afterwards; no bad handshake became a flow', async () => {

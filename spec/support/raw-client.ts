@@ -63,3 +63,30 @@ export function rawExchange(port: number, bytes: Buffer | readonly number[], opt
     });
   });
 }
+
+/**
+ * Like a client that reads the node's refusal but never closes its side: writes
+ * `bytes`, takes the answer up to the node's FIN, keeps the connection half open for
+ * `holdMs`, then writes twice more. True when the node had dropped the connection by
+ * then (the writes meet a reset), false when it still held it.
+ */
+export function droppedWhileHeld(port: number, bytes: readonly number[], holdMs: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    const timers: NodeJS.Timeout[] = [];
+    const done = (dropped: boolean): void => {
+      timers.forEach(clearTimeout);
+      socket.destroy();
+      resolve(dropped);
+    };
+    socket.on('error', () => done(true));
+    socket.once('connect', () => socket.write(Buffer.from(bytes)));
+    socket.resume();
+    socket.once('end', () => {
+      timers.push(setTimeout(() => socket.write('x'), holdMs));
+      timers.push(setTimeout(() => socket.write('y'), holdMs + 300));
+      timers.push(setTimeout(() => done(false), holdMs + 1000));
+    });
+    timers.push(setTimeout(() => reject(new Error('the node sent no FIN')), WAIT_MS));
+  });
+}
