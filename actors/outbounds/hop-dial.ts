@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import type { DialResult } from '../contracts/outbound.js';
+import { refuseUnsendable, refuseUnspecified } from './dialable-target.js';
 import { firstHopFailure, negotiationFailure } from './hop-failure.js';
 import { negotiateHttp } from './hop-http.js';
 import { negotiateSocks } from './hop-socks.js';
@@ -23,6 +24,8 @@ function ignore(): void {}
 export async function dialHops(hops: readonly Hop[], target: Endpoint, timeoutMs: number): Promise<DialResult> {
   const first = hops[0];
   if (!first) throw new RangeError('a chain needs at least one hop');
+  refuseUnspecified(target);
+  refuseUnsendable(target);
   const deadline = Date.now() + timeoutMs;
   const firstServer = hopEndpoint(first);
   let socket: Socket;

@@ -1,14 +1,15 @@
-import { connect, isIPv4, type Socket } from 'node:net';
+import { connect, isIPv4, type LookupFunction, type Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
 
 /**
- * Opens a TCP connection with a deadline. Half-open is allowed so a client's FIN is
- * passed on without cutting the other direction short.
+ * Opens a TCP connection with a deadline, resolving a name with `lookup` when given.
+ * Half-open is allowed so a client's FIN is passed on without cutting the other
+ * direction short.
  */
-export function tcpConnect(remote: Endpoint, timeoutMs: number): Promise<Socket> {
+export function tcpConnect(remote: Endpoint, timeoutMs: number, lookup?: LookupFunction): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: remote.host, port: remote.port, allowHalfOpen: true, noDelay: true });
+    const socket = connect({ host: remote.host, port: remote.port, allowHalfOpen: true, noDelay: true, ...(lookup && { lookup }) });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new FlowFailureError('DIAL_TIMEOUT', `connect to ${remote.host}:${remote.port} timed out after ${timeoutMs} ms`, remote));

@@ -75,6 +75,27 @@ test('a SOCKS5 domain with a trailing dot, in any case, meets the domain rules',
   }
 });
 
+test('the unspecified address, which a connect takes for this host, is never dialled: failed TARGET_INVALID', async () => {
+  const { origin, node, events } = await setup();
+  const FINAL = { target: 'direct', matched_rule: { index: -1, condition: 'final' } };
+  const failure = (target: { host: string; port: number }) => ({ stage: 'connect', code: 'TARGET_INVALID', remote: target });
+  for (const name of ['0', '0x0', '0.0']) {
+    const known = knownFlows(events);
+    const res = await rawExchange(node.ports[SOCKS.tag]!, connectDomain(name, origin.port), { timeoutMs: ANSWER_MS });
+    assert.equal([...res.data], answered(1), `${name}: general failure`);
+    const target = { host: '0.0.0.0', port: origin.port };
+    assertFlow(await nextFlow(events, known), { inbound: SOCKS, auth: NO_AUTH, target, route: FINAL, outcome: 'failed', close_reason: 'upstream_error', failure: failure(target) });
+  }
+  for (const host of ['0.0.0.0', '[::]', '[::ffff:0.0.0.0]']) {
+    const known = knownFlows(events);
+    const head = `CONNECT ${host}:${origin.port} HTTP/1.1\r\nHost: ${host}:${origin.port}\r\n\r\n`;
+    const res = await rawExchange(node.ports[HTTP.tag]!, Buffer.from(head), { timeoutMs: ANSWER_MS });
+    assert.match(res.data.toString('latin1'), /^HTTP\/1\.1 502 /, host);
+    const target = { host: host.replace(/^\[|\]$/g, ''), port: origin.port };
+    assertFlow(await nextFlow(events, known), { inbound: HTTP, auth: NO_AUTH, target, route: FINAL, outcome: 'failed', close_reason: 'upstream_error', failure: failure(target) });
+  }
+});
+
 test('no blocked flow was routed, and every flow is complete', async () => {
   const { node, events } = await setup();
   const all = await stopAndAudit(node, events);

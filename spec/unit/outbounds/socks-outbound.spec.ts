@@ -124,13 +124,14 @@ test('a closed hop port is HOP_REFUSED with the hop as remote', async () => {
   assert.is(failure.message, `hop "hop-s" (socks 127.0.0.1:${port}) refused the connection`);
 });
 
-test('never asks a SOCKS5 hop for a target it cannot write whole: HOP_PROTOCOL_ERROR, no request', async () => {
+test('never asks a SOCKS5 hop for a target it cannot write whole, or the unspecified address: TARGET_INVALID, no connection', async () => {
   const hop = await fakeSocks();
-  for (const host of ['b\u00fccher.example', 'a\r\nb', 'fe80::1%eth0', '']) {
+  for (const host of ['b\u00fccher.example', 'a\r\nb', 'fe80::1%eth0', '', '0.0.0.0', '::']) {
     const failure = await failureOf(socks(hop.port).dial({ host, port: 80 }, OPTS));
-    assert.is(failure.code, 'HOP_PROTOCOL_ERROR', JSON.stringify(host));
+    assert.equal([failure.code, failure.stage], ['TARGET_INVALID', 'connect'], JSON.stringify(host));
   }
   assert.equal(hop.requests, []);
+  assert.is(hop.accepted, 0);
   await hop.close();
 });
 
