@@ -100,9 +100,12 @@ export class FlowActor {
     return this.apply({ type: 'traffic', at, traffic: this.meter.read() }, 'traffic');
   }
 
-  /** Ends the flow; `route` records a decision for a flow that never became active (blocked). */
-  complete(at: number, result: FlowResult, route?: FlowRoute): void {
-    const traffic = this.meter ? this.meter.read() : this.current.traffic;
+  /**
+   * Ends the flow; `route` records a decision for a flow that never became active
+   * (blocked), `unrelayed` the counters of one that had no relay to read them from.
+   */
+  complete(at: number, result: FlowResult, route?: FlowRoute, unrelayed?: FlowTraffic): void {
+    const traffic = this.meter ? this.meter.read() : (unrelayed ?? this.current.traffic);
     this.apply({ type: 'completed', at, traffic, result, route, detail: this.learned }, 'completed');
     this.state$.complete();
   }

@@ -10,6 +10,7 @@ import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
 import { BLOCKED, cancelledWhileOpening, failed } from './flow-result.js';
 import { extend } from './revise.js';
+import { clientOnlyTraffic, type ClientMark } from './socket-meter.js';
 
 /** What the flow pipeline needs from the engine. */
 export interface FlowEnv {
@@ -33,6 +34,8 @@ export interface TcpFlowRequest {
   target: Endpoint;
   /** The client's connection: its process is looked up, a tunnel's first bytes sniffed. */
   client?: Socket;
+  /** Where this flow's share of a keep-alive client connection starts (HTTP). */
+  clientBase?: ClientMark;
 }
 
 /** How an inbound answers its client once the flow's fate is known. */
@@ -85,7 +88,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
   const end = (result: FlowResult, route?: FlowRoute, failure = closedWhileOpening(req.target)): null => {
     if (result.outcome === 'blocked') refuse().blocked();
     else refuse().failed(failure);
-    actor.complete(env.now(), result, route);
+    actor.complete(env.now(), result, route, req.client && clientOnlyTraffic(req.client, req.clientBase));
     return null;
   };
 

@@ -8,6 +8,25 @@ export interface ClientMark {
   tx: number;
 }
 
+const START: ClientMark = { rx: 0, tx: 0 };
+
+/**
+ * The counters of a flow that ended before it relayed (blocked, failed, cancelled): its
+ * client's handshake and answer are all that crossed a boundary.
+ */
+export function clientOnlyTraffic(client: Socket, clientBase: ClientMark = START): FlowTraffic {
+  return {
+    bytes_up: 0,
+    bytes_down: 0,
+    inbound_rx_bytes: client.bytesRead - clientBase.rx,
+    inbound_tx_bytes: client.bytesWritten - clientBase.tx,
+    outbound_rx_bytes: 0,
+    outbound_tx_bytes: 0,
+    packets_up: null,
+    packets_down: null,
+  };
+}
+
 /**
  * The counters of a TCP flow, read from its two sockets: bytes_up/bytes_down are the
  * remote side's payload, the outbound's hop handshake left out; the boundary counters
@@ -18,7 +37,7 @@ export function socketMeter(
   client: Socket,
   remote: Socket,
   handshake: { rx: number; tx: number },
-  clientBase: ClientMark = { rx: 0, tx: 0 },
+  clientBase: ClientMark = START,
 ): TrafficMeter {
   return {
     total: () => client.bytesRead + client.bytesWritten + remote.bytesRead + remote.bytesWritten,

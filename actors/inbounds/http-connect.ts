@@ -22,7 +22,7 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   if (head.length > 0) socket.unshift(head);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket },
+    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket, clientBase: base },
     {
       succeeded: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
       blocked: () => endWithStatus(socket, 403),

@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
-import { NO_AUTH, assertFlow, type FlowExpectation } from '../support/flow-expect.js';
+import { NO_AUTH, assertFlow, recordOf, type FlowExpectation } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { rawExchange } from '../support/raw-client.js';
 
 const SOCKS = { tag: 'socks-in', protocol: 'socks' };
 const HTTP = { tag: 'http-in', protocol: 'http' };
@@ -57,6 +58,27 @@ test('reports the index and condition of the rule that decided', async () => {
   const res = await curl(['--socks5-hostname', proxy(SOCKS.tag), 'http://127.0.0.1:9/']);
   assert.is.not(res.code, 0, 'curl fails');
   assertFlow(await nextFlow(events, known), blocked(SOCKS, { host: '127.0.0.1', port: 9 }, BLOCKED_PORT));
+});
+
+test('a blocked flow counts its client handshake and refusal on the inbound side, nothing outbound', async () => {
+  const { events, node } = await setup();
+  const host = Buffer.from('www.blocked.test');
+  const cases = [
+    { tag: SOCKS.tag, sent: Buffer.from([5, 1, 0, 5, 1, 0, 3, host.length, ...host, 0, 80]) },
+    { tag: HTTP.tag, sent: Buffer.from('CONNECT www.blocked.test:443 HTTP/1.1\r\nHost: www.blocked.test:443\r\n\r\n') },
+    { tag: HTTP.tag, sent: Buffer.from('GET http://www.blocked.test/x HTTP/1.1\r\nHost: www.blocked.test\r\nConnection: close\r\n\r\n') },
+  ];
+  for (const { tag, sent } of cases) {
+    const known = knownFlows(events);
+    const answer = await rawExchange(node.ports[tag]!, sent);
+    assert.ok(answer.closed && answer.data.length > 0, `${tag}: refused`);
+    const { traffic } = recordOf((await nextFlow(events, known)).completed);
+    assert.equal(
+      traffic,
+      { bytes_up: 0, bytes_down: 0, inbound_rx_bytes: sent.length, inbound_tx_bytes: answer.data.length, outbound_rx_bytes: 0, outbound_tx_bytes: 0, packets_up: null, packets_down: null },
+      sent.toString('latin1').slice(0, 8),
+    );
+  }
 });
 
 test('writes a sink file of valid envelopes with every flow complete', async () => {
