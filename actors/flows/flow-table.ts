@@ -1,4 +1,5 @@
-import { Subject, mergeMap, share, tap, type Observable } from 'rxjs';
+import { Subject, share, tap, type Observable } from 'rxjs';
+import { mergeInners } from '../../streams/merge-inners.js';
 import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import { within } from '../engine/within.js';
@@ -27,7 +28,7 @@ export class FlowTable {
    * engine keeps one subscriber on this stream for the whole run.
    */
   readonly changes$: Observable<FlowChange> = this.opened.pipe(
-    mergeMap((actor) => actor.state$),
+    mergeInners((actor) => actor.state$),
     tap((change) => {
       if (change.kind === 'completed') this.remove(change.record.flow_id);
     }),
