@@ -11,8 +11,7 @@ const LINGER_MS = 2000;
  * bytes from the client cannot turn the close into a reset that loses the answer.
  */
 export function endRefused(socket: Duplex, data?: string | Uint8Array): void {
-  if (data === undefined) socket.end();
-  else socket.end(data);
+  socket.end(data);
   if (socket.destroyed) return;
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
