@@ -30,3 +30,12 @@ export function restartRequired(running: WeirConfig, next: WeirConfig): string[]
   if (running.log.file !== next.log.file) changed.push('log.file');
   return changed;
 }
+
+/**
+ * The config a running node is on after an apply or reload of `next`: its hot sections
+ * (the log level of `log`), the rest as the node started (restartRequired names what differs).
+ */
+export function withHotSections(running: WeirConfig, next: WeirConfig): WeirConfig {
+  const hot = Object.fromEntries(HOT_SECTIONS.map((s) => [s, next[s]])) as Pick<WeirConfig, (typeof HOT_SECTIONS)[number]>;
+  return { ...running, ...hot, log: { ...next.log, file: running.log.file } };
+}

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
-import { fingerprint, restartRequired } from '../config/config-diff.js';
+import { fingerprint, restartRequired, withHotSections } from '../config/config-diff.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
 import { RetriedStart, SINK_START_RETRY_MS } from './retried-start.js';
@@ -175,7 +175,7 @@ export class Engine {
     const restart_required = restartRequired(running, next);
     // Only the hot parts are taken: the rest is what the node runs on (its id names its
     // queues and source_id, its inbounds are listening) until it restarts.
-    this.current = { ...running, event_sinks: next.event_sinks, route: next.route, log: { ...next.log, file: running.log.file }, ipc_hook: next.ipc_hook };
+    this.current = withHotSections(running, next);
     // Applying the same document again changes nothing and says nothing.
     if (changed) this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
     if (restart_required.length > 0) {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fingerprint, restartRequired } from '../../../actors/config/config-diff.js';
+import { fingerprint, restartRequired, withHotSections } from '../../../actors/config/config-diff.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
 import type { WeirConfig } from '../../../actors/config/schema.js';
 import { designExample, EXAMPLE_ENV } from './fixtures.js';
@@ -33,6 +33,19 @@ test('restartRequired names the changed sections that are not hot, and log.file'
   assert.equal(restartRequired(running, next), ['node', 'inbounds', 'log.file']);
   assert.equal(restartRequired(running, parsed((raw) => (raw['log'].level = 'debug'))), [], 'the log level is hot');
   assert.equal(restartRequired(running, parsed(undefined, { ...EXAMPLE_ENV, ALICE_PW: 'changed' })), ['inbounds'], 'a user password');
+});
+
+test('withHotSections takes the hot sections and the log level, and keeps the rest as the node started', () => {
+  const running = parsed();
+  const next = parsed((raw) => {
+    raw['node'].id = 'edge-fra-2';
+    raw['log'] = { level: 'debug', file: './other.log' };
+    raw['route'].final = 'direct';
+    raw['event_sinks'] = [];
+  });
+  const taken = withHotSections(running, next);
+  assert.equal([taken.node.id, taken.log, taken.route, taken.event_sinks], [running.node.id, { level: 'debug', file: running.log.file }, next.route, []]);
+  assert.is(taken.inbounds, running.inbounds);
 });
 
 test.run();
