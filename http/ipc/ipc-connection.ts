@@ -9,6 +9,8 @@ import { type IpcErrorReply, type IpcReply, type IpcRequest, withId } from './ip
 import type { IpcControl } from './ipc-ops.js';
 import { parseRequestLine } from './ipc-request.js';
 
+const NEWLINE = 0x0a;
+
 export interface IpcConnectionOptions {
   ops: IpcControl;
   log: Logger;
@@ -20,6 +22,8 @@ export interface IpcConnectionOptions {
   tickMs: number;
   /** Ms a connection being ended may take to take its last line before it is destroyed. */
   closeGraceMs: number;
+  /** Ms a request line may take from its first byte to its newline. */
+  lineTimeoutMs: number;
   scheduler?: SchedulerLike;
 }
 
@@ -46,6 +50,8 @@ export class IpcConnection {
   private ending = false;
   private abnormal: string | null = null;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** Runs while a request line has begun and not ended. */
+  private lineTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: Duplex,
@@ -56,6 +62,7 @@ export class IpcConnection {
       socket.once('close', () => {
         this.subscription?.unsubscribe();
         clearTimeout(this.graceTimer);
+        clearTimeout(this.lineTimer);
         resolve({ error: this.abnormal });
       });
     });
@@ -79,7 +86,32 @@ export class IpcConnection {
     const { lines, overflow } = this.reader.push(chunk);
     for (const line of lines) this.waiting.push(line);
     this.overflowed ||= overflow;
+    // What follows the chunk's last newline is a line still coming.
+    this.watchLine(chunk[chunk.length - 1] !== NEWLINE);
     this.drain();
+  }
+
+  /**
+   * Bounds the time a begun line may stay unfinished: the reader holds up to
+   * maxLineBytes of it, so a client that never sends the newline would hold that
+   * memory for as long as it stays connected. Counted from the line's first byte,
+   * so trickling bytes does not extend it.
+   */
+  private watchLine(begun: boolean): void {
+    if (!begun) {
+      clearTimeout(this.lineTimer);
+      this.lineTimer = undefined;
+    } else {
+      this.lineTimer ??= setTimeout(() => this.lineTimedOut(), this.opts.lineTimeoutMs);
+    }
+  }
+
+  private lineTimedOut(): void {
+    this.lineTimer = undefined;
+    // While an answer is pending this side is not reading, so the line cannot end: not the client's delay.
+    if (this.busy) return this.watchLine(true);
+    const message = `a request line must end with a newline within ${this.opts.lineTimeoutMs} ms of its first byte`;
+    this.finish('line_timeout', { type: 'error', code: 'LINE_TIMEOUT', message });
   }
 
   /** Answers the waiting lines in order; ends the connection once they are answered if it must. */
@@ -156,6 +188,7 @@ export class IpcConnection {
   private finish(abnormal: string | null, lastLine?: IpcErrorReply): void {
     if (this.ending) return;
     this.ending = true;
+    clearTimeout(this.lineTimer);
     if (abnormal !== null) this.abnormal ??= abnormal;
     this.subscription?.unsubscribe();
     this.socket.end(lastLine === undefined ? undefined : `${JSON.stringify(lastLine)}\n`);

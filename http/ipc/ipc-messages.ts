@@ -8,11 +8,14 @@ import type { StatsSnapshot } from '../../streams/contract.js';
 /** Echoed on the reply when the request carried it. */
 export type RequestId = string | number;
 
-/** Codes an IPC error line carries: the control registry's, plus the stream's own. */
-export type IpcErrorCode = ControlErrorCode | 'SLOW_CONSUMER';
+/** Codes an IPC error line carries: the control registry's, plus the channel's own. */
+export type IpcErrorCode = ControlErrorCode | 'SLOW_CONSUMER' | 'LINE_TIMEOUT';
 
 /** Largest request line the server reads (1 MiB); a longer one ends the connection. */
 export const MAX_LINE_BYTES = 1_048_576;
+
+/** Ms a request line may take from its first byte to its newline (30 s); a slower one ends the connection. */
+export const LINE_TIMEOUT_MS = 30_000;
 
 export type IpcRequest =
   | { kind: 'subscribe'; id?: RequestId; events: string[] | null }

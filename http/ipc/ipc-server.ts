@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { BusEvent } from '../../streams/contract.js';
 import { IpcConnection } from './ipc-connection.js';
-import { MAX_LINE_BYTES } from './ipc-messages.js';
+import { LINE_TIMEOUT_MS, MAX_LINE_BYTES } from './ipc-messages.js';
 import { claimSocketPath, listenPrivately } from './ipc-socket-file.js';
 
 export interface IpcServer {
@@ -24,6 +24,8 @@ export interface IpcServerOptions {
   maxBacklogBytes?: number;
   /** Fan-out tick in ms. @defaultValue 10 */
   tickMs?: number;
+  /** Ms a request line may take to end. @defaultValue 30 s */
+  lineTimeoutMs?: number;
 }
 
 /** Ms a client being cut off may take to read its backlog and the final error line; its memory is already capped. */
@@ -47,6 +49,7 @@ export async function startIpcServer(ops: ControlOps, opts: IpcServerOptions): P
       maxBacklogBytes: opts.maxBacklogBytes ?? 8 * 1_048_576,
       tickMs: opts.tickMs ?? 10,
       closeGraceMs: CLOSE_GRACE_MS,
+      lineTimeoutMs: opts.lineTimeoutMs ?? LINE_TIMEOUT_MS,
     });
     connections.add(conn);
     opts.publish({ event_type: 'ipc.connected', payload: { active: connections.size, pipe } });

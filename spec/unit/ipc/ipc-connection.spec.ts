@@ -62,6 +62,7 @@ function options(ops: IpcControl, overrides: Partial<IpcConnectionOptions> = {})
     maxBacklogBytes: 4096,
     tickMs: 5,
     closeGraceMs: 50,
+    lineTimeoutMs: 30_000,
     ...overrides,
   };
 }
