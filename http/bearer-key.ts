@@ -10,7 +10,8 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 export type KeyCheck = (presented: string | undefined) => boolean;
 
-function digest(value: string): Buffer {
+/** SHA-256 of a presented or expected secret: equal lengths for timingSafeEqual whatever was sent. */
+export function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 

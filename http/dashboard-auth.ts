@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Secret } from '../actors/config/secret.js';
-import { bearerToken, type KeyCheck } from './bearer-key.js';
+import { bearerToken, digest, type KeyCheck } from './bearer-key.js';
 import { problem, sendProblem } from './problem.js';
 
 const COOKIE = 'weir_dashboard';
@@ -13,8 +13,10 @@ const COOKIE = 'weir_dashboard';
  */
 export function dashboardAuth(apiKey: Secret, check: KeyCheck, mountPath: string): RequestHandler {
   const session = createHmac('sha256', apiKey.reveal()).update('weir dashboard session').digest('base64url');
-  const sessionOk = (value: string | undefined): boolean =>
-    value !== undefined && value.length === session.length && timingSafeEqual(Buffer.from(value), Buffer.from(session));
+  // Compared as digests: a cookie of non-ASCII characters has as many characters as the
+  // session but more UTF-8 bytes, which made timingSafeEqual throw (a 500 and an error log).
+  const expected = digest(session);
+  const sessionOk = (value: string | undefined): boolean => value !== undefined && timingSafeEqual(digest(value), expected);
   return (req, res, next) => {
     if (check(bearerToken(req.get('authorization'))) || sessionOk(cookieValue(req.get('cookie')))) return next();
     const token = typeof req.query['token'] === 'string' ? req.query['token'] : undefined;
