@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../streams/contract.js';
+import { typeFilter } from '../../streams/type-filter.js';
 import type { IpcErrorReply, IpcRequest, RequestId } from './ipc-messages.js';
 
 const SUBSCRIBABLE = new Set<string>(['*', ...EVENT_TYPES]);
@@ -32,8 +33,9 @@ export function parseRequestLine(line: string): ParsedLine {
   }
   if (!isObject(msg)) return fail('BAD_REQUEST', 'a request must be a JSON object');
   const rawId = msg['id'];
-  if (rawId !== undefined && typeof rawId !== 'string' && typeof rawId !== 'number') {
-    return fail('BAD_REQUEST', 'id must be a string or a number');
+  // JSON.parse reads 1e400 as Infinity, which the reply would echo as null.
+  if (rawId !== undefined && typeof rawId !== 'string' && !(typeof rawId === 'number' && Number.isFinite(rawId))) {
+    return fail('BAD_REQUEST', 'id must be a string or a finite number');
   }
   const id: RequestId | undefined = rawId;
   const base = id === undefined ? {} : { id };
@@ -46,7 +48,9 @@ export function parseRequestLine(line: string): ParsedLine {
     }
     const unknown = events.filter((e) => !SUBSCRIBABLE.has(e));
     if (unknown.length > 0) return fail('INVALID_BODY', `unknown event type ${JSON.stringify(unknown[0])}`, id);
-    return { ok: true, request: { kind: 'subscribe', ...base, events: [...new Set(events)] } };
+    // An empty list, or one holding "*", is every event (the contract's whitelist rule): the ACK says ["*"], not [].
+    const whitelist = typeFilter(events) === null ? null : [...new Set(events)];
+    return { ok: true, request: { kind: 'subscribe', ...base, events: whitelist } };
   }
   if (msg['type'] !== undefined) return fail('UNSUPPORTED_OPERATION', `unknown message type ${JSON.stringify(msg['type'])}`, id);
   const op = msg['op'];

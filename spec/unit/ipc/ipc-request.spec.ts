@@ -15,11 +15,17 @@ test('reads a subscribe without events, or with null, as all events', () => {
   }
 });
 
+test('reads a subscribe with an empty list, or a list holding *, as all events (the ACK then says ["*"])', () => {
+  for (const line of ['{"type":"subscribe","events":[]}', '{"type":"subscribe","events":["flow.started","*"]}']) {
+    assert.equal(parseRequestLine(line), { ok: true, request: { kind: 'subscribe', events: null } });
+  }
+});
+
 test('keeps a string or numeric id on the request', () => {
   assert.equal(parseRequestLine('{"id":"a1","stats":{}}'), { ok: true, request: { kind: 'stats', id: 'a1' } });
-  assert.equal(parseRequestLine('{"id":7,"type":"subscribe","events":["*"]}'), {
+  assert.equal(parseRequestLine('{"id":7,"type":"subscribe","events":["stats.sampled"]}'), {
     ok: true,
-    request: { kind: 'subscribe', id: 7, events: ['*'] },
+    request: { kind: 'subscribe', id: 7, events: ['stats.sampled'] },
   });
 });
 
@@ -81,7 +87,14 @@ test('answers an object with no op, type or stats with BAD_REQUEST', () => {
 test('answers an id that is neither string nor number with BAD_REQUEST', () => {
   assert.equal(parseRequestLine('{"id":{"n":1},"stats":{}}'), {
     ok: false,
-    error: { type: 'error', code: 'BAD_REQUEST', message: 'id must be a string or a number' },
+    error: { type: 'error', code: 'BAD_REQUEST', message: 'id must be a string or a finite number' },
+  });
+});
+
+test('answers an id JSON reads as Infinity with BAD_REQUEST: the reply could not echo it', () => {
+  assert.equal(parseRequestLine('{"id":1e400,"stats":{}}'), {
+    ok: false,
+    error: { type: 'error', code: 'BAD_REQUEST', message: 'id must be a string or a finite number' },
   });
 });
 
