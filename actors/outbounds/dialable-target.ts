@@ -1,4 +1,5 @@
 import { lookup, type LookupAddress } from 'node:dns';
+import { lookup as lookupAll } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import { FlowFailureError } from '../errors/flow-failure.js';
@@ -7,14 +8,19 @@ import { sendableTarget } from './hop.js';
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
 
+/** Whether `host` is the unspecified address, in any spelling ipOfHost reads. */
+export function isUnspecified(host: string): boolean {
+  const ip = ipOfHost(host);
+  return ip !== null && UNSPECIFIED.has(ip);
+}
+
 /**
  * Refuses a target that names no destination: the unspecified address (in any spelling
  * ipOfHost reads). A connect to it reaches this host, past every rule on 127.0.0.0/8
  * or ::1, so it is never dialled, directly or through a chain.
  */
 export function refuseUnspecified(target: Endpoint): void {
-  const ip = ipOfHost(target.host);
-  if (ip !== null && UNSPECIFIED.has(ip)) {
+  if (isUnspecified(target.host)) {
     throw new FlowFailureError('TARGET_INVALID', `${target.host} is the unspecified address, not a destination`, target);
   }
 }
@@ -34,12 +40,26 @@ export function refuseUnsendable(target: Endpoint): void {
  */
 export const dialableLookup: LookupFunction = (hostname, options, callback) => {
   lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    const dialable = err ? [] : addresses.filter((a) => !UNSPECIFIED.has(a.address));
-    if (!err && dialable.length === 0) {
-      err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (it resolves only to the unspecified address)`), { code: 'ENOTFOUND' });
-    }
+    const dialable = err ? [] : addresses.filter(isDialable);
+    if (!err && dialable.length === 0) err = onlyUnspecified(hostname);
     if (err) callback(err, '', 0);
     else if (options.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, dialable);
     else callback(null, dialable[0]!.address, dialable[0]!.family);
   });
 };
+
+/** The first address of `hostname` that is not the unspecified one, as dialableLookup picks it. */
+export async function dialableAddress(hostname: string): Promise<string> {
+  const first = (await lookupAll(hostname, { all: true })).find(isDialable);
+  if (!first) throw onlyUnspecified(hostname);
+  return first.address;
+}
+
+function isDialable(address: LookupAddress): boolean {
+  return !UNSPECIFIED.has(address.address);
+}
+
+/** A name with only the unspecified address fails as a name without addresses does. */
+function onlyUnspecified(hostname: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (it resolves only to the unspecified address)`), { code: 'ENOTFOUND' });
+}

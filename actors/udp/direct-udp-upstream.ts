@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { dialFailure } from '../errors/flow-failure.js';
+import { dialableAddress } from '../outbounds/dialable-target.js';
 import type { SocksTarget } from '../inbounds/socks5-wire.js';
 import { AddressMap, headerMap } from './address-map.js';
 import { plainIp } from '../net/plain-ip.js';
@@ -14,7 +14,8 @@ const NAME_LIMIT = 64;
  * Sends each datagram straight to the destination the client named, from sockets of
  * the association's own (one per address family, opened when first needed). Replies
  * from any source come back framed with that source's address (full cone, as RFC 1928
- * relays do). Host names are resolved once per association and kept.
+ * relays do). Host names are resolved once per association and kept, without the
+ * unspecified address (a DNS sinkhole's answer), which a send takes for this host.
  */
 export class DirectUdpUpstream implements UdpUpstream {
   readonly relay_chain = [];
@@ -40,7 +41,7 @@ export class DirectUdpUpstream implements UdpUpstream {
   static async open(first: SocksTarget, events: UdpUpstreamEvents): Promise<DirectUdpUpstream> {
     const upstream = new DirectUdpUpstream(events);
     try {
-      const address = isIP(first.host) ? first.host : (await lookup(first.host)).address;
+      const address = isIP(first.host) ? first.host : await dialableAddress(first.host);
       // Names are kept per host: port 0 stands for every port.
       if (!isIP(first.host)) upstream.names.get(first.host, 0).address = address;
       upstream.resolved_ip = address;
@@ -77,7 +78,7 @@ export class DirectUdpUpstream implements UdpUpstream {
 
   private async resolveAndSend(target: SocksTarget, data: Buffer, name: { address: string | null }): Promise<void> {
     try {
-      name.address = (await lookup(target.host)).address;
+      name.address = await dialableAddress(target.host);
     } catch (err) {
       if (!this.closed) this.events.sendFailed(err as Error);
       return;

@@ -1,4 +1,4 @@
-import type { Endpoint, FlowAuth, FlowSource, TagProtocol } from '../../streams/contract.js';
+import type { Endpoint, FlowAuth, FlowSource, FlowTraffic, TagProtocol } from '../../streams/contract.js';
 import type { Outbound } from '../contracts/outbound.js';
 import { dialFailure } from '../errors/flow-failure.js';
 import { FlowCancelledError, type FlowActor } from '../flows/flow-actor.js';
@@ -14,6 +14,8 @@ export interface UdpFlowRequest {
   source?: FlowSource;
   /** The first datagram's destination: the flow's target and the route's input. */
   target: Endpoint;
+  /** The counters of a flow that ends here: its client's side, as a TCP flow's clientOnlyTraffic. */
+  unrelayed: () => FlowTraffic;
 }
 
 export interface OpenedUdpFlow {
@@ -36,7 +38,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
   );
   const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
   if (outbound.kind === 'block') {
-    actor.complete(env.now(), BLOCKED, route);
+    actor.complete(env.now(), BLOCKED, route, req.unrelayed());
     return null;
   }
   let upstream: UdpUpstream;
@@ -45,11 +47,11 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
   } catch (err) {
     if (err instanceof FlowCancelledError) {
       // Closed (flows.close or shutdown) while the upstream was being set up.
-      actor.complete(env.now(), cancelledWhileOpening(actor), route);
+      actor.complete(env.now(), cancelledWhileOpening(actor), route, req.unrelayed());
       return null;
     }
     env.udpStats.failed_association_attempts++;
-    actor.complete(env.now(), failed(dialFailure(err, req.target)), route);
+    actor.complete(env.now(), failed(dialFailure(err, req.target)), route, req.unrelayed());
     return null;
   }
   actor.routed(

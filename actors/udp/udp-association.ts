@@ -8,6 +8,7 @@ import type { ClientGate } from './client-gate.js';
 import { openUdpFlow, type OpenedUdpFlow } from './open-udp-flow.js';
 import { UdpCounters } from './udp-counters.js';
 import { countEnd, udpResult } from './udp-result.js';
+import { isDeliverable } from './udp-destination.js';
 import type { UdpUpstreamEvents } from './udp-upstream.js';
 
 /** Datagrams held while the upstream is being set up; more are dropped. */
@@ -114,6 +115,11 @@ export class UdpAssociation implements UdpUpstreamEvents {
 
   private toUpstream(target: SocksTarget, data: Buffer): void {
     const { upstream } = this.flow!;
+    if (!isDeliverable(target)) {
+      // The first destination was checked by the flow's opening; a later one is only not sent.
+      this.sendFailed();
+      return;
+    }
     // A new destination after the first is carried by the upstream association already open.
     if (this.destinations.add(target.host, target.port) && this.destinations.size > 1) this.env.flows.udpStats.reused_associations++;
     upstream.send(target, data);
@@ -123,7 +129,14 @@ export class UdpAssociation implements UdpUpstreamEvents {
     clearTimeout(this.idleTimer);
     this.queue = [first];
     const { env, parts } = this;
-    const request = { inbound: env.inbound, auth: parts.auth, source: parts.source, target: first.target };
+    const request = {
+      inbound: env.inbound,
+      auth: parts.auth,
+      source: parts.source,
+      target: first.target,
+      // Read when the flow ends before relaying: the control exchange and the datagrams held for it.
+      unrelayed: () => this.counters.traffic(parts.control, null),
+    };
     openUdpFlow(env.flows, request, this).then(
       (flow) => this.opened(flow),
       (err: unknown) => {

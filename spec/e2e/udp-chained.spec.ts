@@ -12,7 +12,7 @@ import { tempDir } from '../support/temp-dir.js';
 import { startDante, startMicrosocks, type UpstreamProxy } from '../support/upstream-proxies.js';
 import { startUdpEcho } from '../unit/udp/udp-echo.js';
 import { hopOutbound, relayHop } from './chain-expect.js';
-import { assertUdpFlow, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+import { assertUdpFlow, IPV4_HEADER, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
 
 /** Outbound tag → a socks inbound `in-<tag>` routed to it by rule `index`. */
 const ROUTED = ['dante', 'ms', 'doomed'] as const;
@@ -98,8 +98,8 @@ test('fails the association on a hop without UDP ASSOCIATE (microsocks): HOP_REJ
     outcome: 'failed',
     close_reason: 'upstream_error',
     failure: { stage: 'hop:ms', code: 'HOP_REJECTED', remote: { host: '127.0.0.1', port: proxies.ms.port } },
-    // Not metered: the association never relayed.
-    traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 0, inbound_tx_bytes: 0 },
+    // Never relayed: only the client's side counts, its control exchange and the datagram it sent.
+    traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 3 + 10 + IPV4_HEADER + 'nowhere'.length },
   });
   const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
   assert.equal(delta, moved({ failed_association_attempts: 1 }));

@@ -10,16 +10,21 @@ import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
 import { encodeUdpHeader } from '../../actors/inbounds/socks5-wire.js';
 import { waitFor } from '../support/wait-for.js';
 import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
-import { assertUdpFlow, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+import { assertUdpFlow, IPV4_HEADER, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
 
 const SOCKS = { tag: 'udp-socks', protocol: 'socks' };
 const MIXED = { tag: 'udp-mixed', protocol: 'mixed' };
 const REFUSED = { tag: 'udp-refused', protocol: 'socks' };
+/** An inbound whose rules keep UDP off this host, as an operator writes them. */
+const GUARDED = { tag: 'udp-guarded', protocol: 'socks' };
 const IDLE_S = 2;
 
 const setup = proxyFixture(test, {
-  inbounds: [{ type: 'socks', tag: SOCKS.tag }, { type: 'mixed', tag: MIXED.tag }, { type: 'socks', tag: REFUSED.tag }],
-  rules: [{ inbound: [REFUSED.tag], network: ['udp'], outbound: 'block' }],
+  inbounds: [{ type: 'socks', tag: SOCKS.tag }, { type: 'mixed', tag: MIXED.tag }, { type: 'socks', tag: REFUSED.tag }, { type: 'socks', tag: GUARDED.tag }],
+  rules: [
+    { inbound: [REFUSED.tag], network: ['udp'], outbound: 'block' },
+    { inbound: [GUARDED.tag], ip_cidr: ['127.0.0.0/8', '::1/128'], outbound: 'block' },
+  ],
   flows: { idle_timeout_s: IDLE_S },
 });
 
@@ -125,6 +130,46 @@ test('refuses UDP ASSOCIATE with REP 2 when a rule blocks UDP on the inbound, as
     // Refused before any relay existed: nothing is metered.
     traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 0, inbound_tx_bytes: 0 },
   });
+});
+
+test('a first datagram to the unspecified address, which a send takes for this host, fails TARGET_INVALID past the loopback rules', async () => {
+  const { events, known, before, a, target } = await echoAssociation(GUARDED);
+  const unspecified = { host: '0.0.0.0', port: target.port };
+  const heard = echo!.sources.length;
+  a.send(unspecified, Buffer.from('here?'));
+  await settlesBeforeFar(a.controlClosed, 'the end of the association');
+  const flow = await nextFlow(events, known, WAIT_MS);
+  assertUdpFlow(flow, {
+    inbound: GUARDED,
+    target: unspecified,
+    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
+    outcome: 'failed',
+    close_reason: 'upstream_error',
+    failure: { stage: 'connect', code: 'TARGET_INVALID', remote: unspecified },
+    traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 3 + 10 + IPV4_HEADER + 5 },
+  });
+  assert.is(echo!.sources.length, heard, 'the echo on 127.0.0.1 got nothing');
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(delta, moved({ failed_association_attempts: 1 }));
+  await a.close();
+});
+
+test('later datagrams to the unspecified address or port 0 are send failures, and the node goes on', async () => {
+  const { events, known, before, a, target } = await echoAssociation(SOCKS);
+  a.send(target, Buffer.from('one'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('oneone') });
+  const lost = [{ host: '0.0.0.0', port: target.port }, { host: '127.0.0.1', port: 0 }];
+  for (const to of lost) a.send(to, Buffer.from('lost'));
+  a.send(target, Buffer.from('two'));
+  assert.equal(await a.receive(), { source: target, data: Buffer.from('twotwo') });
+  await a.close();
+
+  const flow = await nextFlow(events, known, WAIT_MS);
+  const relayed = udpTraffic([3, 3], [6, 6], 'direct');
+  // They reached the relay: they count on the inbound side only.
+  assertEchoFlow(flow, { inbound: SOCKS, target, traffic: { ...relayed, inbound_rx_bytes: relayed.inbound_rx_bytes + 2 * (IPV4_HEADER + 4) } });
+  const delta = udpDelta(before, await udpStatsAfter(events, flow.flowId));
+  assert.equal(delta, moved({ created_associations: 1, closed_associations: 1, packets_sent: 2, packets_received: 2, send_failures: 2 }));
 });
 
 test('closes an association idle for flows.idle_timeout_s with idle_timeout', async () => {

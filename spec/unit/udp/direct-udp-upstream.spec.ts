@@ -71,6 +71,29 @@ test('reports a later destination that does not resolve as a send failure, not a
   await echo.close();
 });
 
+test('never sends to a name whose only address is the unspecified one, which a send takes for this host', async () => {
+  const echo = await startUdpEcho();
+  const events = new UpstreamRecorder();
+  // getaddrinfo reads "0" as 0.0.0.0 without asking DNS, as a sinkhole would answer.
+  const sinkholed = { host: '0', port: echo.port };
+  try {
+    await DirectUdpUpstream.open(sinkholed, events);
+    assert.unreachable('open should fail');
+  } catch (err) {
+    assert.is((err as FlowFailureError).code, 'DNS_FAILED');
+  }
+  const target = { host: '127.0.0.1', port: echo.port };
+  const upstream = await DirectUdpUpstream.open(target, events);
+  upstream.send(sinkholed, Buffer.from('lost'));
+  await waitFor(() => events.sendFailures.length === 1, 3000, 'a send failure');
+  upstream.send(target, Buffer.from('kept'));
+  await events.nthReply(1);
+  assert.is(echo.sources.length, 1, 'only the datagram to 127.0.0.1 arrived');
+  assert.equal(events.sends, [{ payloadBytes: 4, wireBytes: 4 }]);
+  upstream.close();
+  await echo.close();
+});
+
 test('reaches IPv4 and IPv6 destinations from one association', async () => {
   const events = new UpstreamRecorder();
   const four = await startUdpEcho();
