@@ -35,5 +35,7 @@ export interface Sink {
    * releases its resources. Resolves with the bus sequence it took events through.
    */
   stop(): Promise<number>;
+  /** The node's stop, for a sink that does more then than when it is replaced; stop() otherwise. */
+  stopAtShutdown?(): Promise<number>;
   state(): ConnectorState;
 }

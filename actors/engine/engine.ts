@@ -6,7 +6,7 @@ import { sampleRevisions } from '../../streams/revision-sampler.js';
 import { fingerprint, restartRequired, withHotSections } from '../config/config-diff.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { sinkChanges, type SinkChanges } from './sink-changes.js';
-import { RetriedStart, SINK_START_RETRY_MS } from './retried-start.js';
+import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
@@ -245,7 +245,7 @@ export class Engine {
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
     // After an apply in progress, so the sinks it starts are stopped too.
-    await this.inTurn(() => Promise.all(this.sinks.map((s) => (s instanceof RetriedStart ? s.stopAtShutdown() : s.stop()))));
+    await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();
     this.bus.complete();
     this.opts.log.info({ reason }, 'engine stopped');

@@ -2,19 +2,45 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/**
- * Writes `value` as JSON to a private temp file that is renamed over `file`, so a crash
- * leaves the old content or the new, never half of one; state files may hold secrets,
- * hence 0600 in a 0700 directory.
+/*
+ * State files are replaced through a private temp file renamed over them, so a crash
+ * leaves the old content or the new, never half of one or an empty file; they may hold
+ * secrets, hence 0600 in a 0700 directory.
  */
+
+/** A temp file beside `file`, unique to this process and call. */
+function tempBeside(file: string): string {
+  return `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Writes `value` as indented JSON, for files an operator may read. */
 export function writeJsonFileSync(file: string, value: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = tempBeside(file);
   try {
     fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(temp, file);
   } catch (err) {
     fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Writes `text` without blocking the event loop, synced to disk before the rename. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = tempBeside(file);
+  try {
+    const handle = await fs.promises.open(temp, 'w', 0o600);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(temp, file);
+  } catch (err) {
+    await fs.promises.rm(temp, { force: true });
     throw err;
   }
 }

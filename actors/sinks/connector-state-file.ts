@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ConnectorState } from '../contracts/sink.js';
+import { writeFileAtomic } from '../files/atomic-json.js';
 
 /** The last known state of every sink, kept so `weir connector state` works offline. */
 const CONNECTOR_STATE_FILE = 'connector-state.json';
@@ -29,28 +29,9 @@ export function connectorStatePath(stateDir: string): string {
   return path.join(stateDir, CONNECTOR_STATE_FILE);
 }
 
-/**
- * Replaces the state file atomically: a reader sees the old file or the new one,
- * never a part, and a crash leaves no empty file. Mode 0600, like the rest of the
- * state dir.
- */
+/** Replaces the state file atomically: a reader sees the old file or the new one, never a part. */
 export async function writeConnectorState(stateDir: string, states: readonly ConnectorState[]): Promise<void> {
-  const file = connectorStatePath(stateDir);
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.promises.mkdir(stateDir, { recursive: true, mode: 0o700 });
-  try {
-    const handle = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(states)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(connectorStatePath(stateDir), `${JSON.stringify(states)}\n`);
 }
 
 /**
