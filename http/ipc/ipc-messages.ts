@@ -9,13 +9,19 @@ import type { StatsSnapshot } from '../../streams/contract.js';
 export type RequestId = string | number;
 
 /** Codes an IPC error line carries: the control registry's, plus the channel's own. */
-export type IpcErrorCode = ControlErrorCode | 'SLOW_CONSUMER' | 'LINE_TIMEOUT';
+export type IpcErrorCode = ControlErrorCode | 'SLOW_CONSUMER' | 'LINE_TIMEOUT' | 'TOO_MANY_CONNECTIONS';
 
 /** Largest request line the server reads (1 MiB); a longer one ends the connection. */
 export const MAX_LINE_BYTES = 1_048_576;
 
 /** Ms a request line may take from its first byte to its newline (30 s); a slower one ends the connection. */
 export const LINE_TIMEOUT_MS = 30_000;
+
+/**
+ * Most connections the channel holds at once (256). Each holds ~80 KiB even idle (7,000
+ * idle clients: ~580 MB); the next one is told TOO_MANY_CONNECTIONS and ended.
+ */
+export const MAX_CONNECTIONS = 256;
 
 export type IpcRequest =
   | { kind: 'subscribe'; id?: RequestId; events: string[] | null }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { BusEvent } from '../../streams/contract.js';
 import { IpcConnection } from './ipc-connection.js';
-import { LINE_TIMEOUT_MS, MAX_LINE_BYTES } from './ipc-messages.js';
+import { LINE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_LINE_BYTES, type IpcErrorReply } from './ipc-messages.js';
 import { claimSocketPath, listenPrivately } from './ipc-socket-file.js';
 
 export interface IpcServer {
@@ -26,6 +26,8 @@ export interface IpcServerOptions {
   tickMs?: number;
   /** Ms a request line may take to end. @defaultValue 30 s */
   lineTimeoutMs?: number;
+  /** Connections held at once. @defaultValue MAX_CONNECTIONS */
+  maxConnections?: number;
 }
 
 /** Ms a client being cut off may take to read its backlog and the final error line; its memory is already capped. */
@@ -40,8 +42,10 @@ export async function startIpcServer(ops: ControlOps, opts: IpcServerOptions): P
   await claimSocketPath(opts.path);
   const connections = new Set<IpcConnection>();
   const pipe = opts.path;
+  const refuse = refuser(opts.maxConnections ?? MAX_CONNECTIONS, opts.log);
   // Half-open, so a client that sends its requests and ends its side still gets every reply.
   const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    if (refuse(socket, connections.size)) return;
     const conn = new IpcConnection(socket, {
       ops,
       log: opts.log,
@@ -77,5 +81,33 @@ export async function startIpcServer(ops: ControlOps, opts: IpcServerOptions): P
   return {
     path: opts.path,
     close: () => (closing ??= close()),
+  };
+}
+
+/**
+ * Ends a connection over the limit with one error line, before anything else: it was
+ * never connected, so no ipc.connected / ipc.disconnected. Warns once each time the
+ * channel fills up rather than once per refused client.
+ */
+function refuser(limit: number, log: Logger): (socket: net.Socket, active: number) => boolean {
+  let warned = false;
+  return (socket, active) => {
+    if (active < limit) {
+      warned = false;
+      return false;
+    }
+    if (!warned) log.warn({ limit }, 'IPC channel full: refusing connections until one ends');
+    warned = true;
+    const reply: IpcErrorReply = {
+      type: 'error',
+      code: 'TOO_MANY_CONNECTIONS',
+      message: `the IPC channel holds ${limit} connections, its most; try again when one ends`,
+    };
+    socket.on('error', () => socket.destroy());
+    socket.end(`${JSON.stringify(reply)}\n`);
+    // A client that never reads the line or never closes its side must not hold the socket.
+    const cut = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+    socket.once('close', () => clearTimeout(cut));
+    return true;
   };
 }

@@ -3,7 +3,7 @@ import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
-import { startIpcServer } from '../../http/ipc/ipc-server.js';
+import { startIpcServer, type IpcServerOptions } from '../../http/ipc/ipc-server.js';
 import { tempDir } from '../support/temp-dir.js';
 
 export interface IpcNode {
@@ -17,10 +17,8 @@ export interface IpcNode {
   stop(): Promise<void>;
 }
 
-export interface IpcNodeOptions {
-  /** Passed to startIpcServer, e.g. a small backlog bound. */
-  maxBacklogBytes?: number;
-}
+/** Passed to startIpcServer: bounds small enough for a spec to reach. */
+export type IpcNodeOptions = Pick<IpcServerOptions, 'maxBacklogBytes' | 'maxConnections'>;
 
 /**
  * Starts a node in this process (Engine, ControlOps and the IPC server) from a config
@@ -59,7 +57,7 @@ export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> 
     path: config.control.ipc,
     log,
     publish: (e) => engine.bus.publish(e),
-    ...(opts.maxBacklogBytes === undefined ? {} : { maxBacklogBytes: opts.maxBacklogBytes }),
+    ...opts,
   });
   return {
     engine,
