@@ -41,12 +41,13 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
   });
-  // Closing the flow (flows.close, idle timeout, shutdown) cuts the client connection:
-  // at once, or for a response queued behind another when its turn comes. Its exchange
-  // ends then, or sooner if the client leaves.
+  // Closing the flow (flows.close, idle timeout, shutdown) cuts the client connection at
+  // once, its exchange with it. A response queued behind another's cannot be skipped on
+  // a pipelined connection, and its turn may never come: the requests ahead of it end
+  // too, as when their client leaves.
   flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.base), () => {
     upstream.destroy();
-    res.destroy();
+    client.destroy();
   });
   if (exchange.ended) return;
 

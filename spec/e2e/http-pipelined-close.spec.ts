@@ -5,9 +5,10 @@ import { directRelayed } from '../support/direct-download.js';
 import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
-import { WAIT_MS } from '../support/far-bound.js';
+import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { runWeir } from '../support/weir-bin.js';
 import { startRawOrigin } from './support-http-raw-origin.js';
 import { proxyGet, WireClient } from './support-http-wire.js';
 
@@ -59,6 +60,25 @@ for (const how of ['fin', 'rst'] as const) {
     await pipelineThenLeave([origin.url(`/silent?case=pipelined-${how}`), queued, queued], how, 'hello\n');
   });
 }
+
+test('flows.close of a request queued behind an unanswered one ends it now, with the connection it shares', async () => {
+  const { events, node, proxy } = await setup();
+  const mutes = [(await mute()).url('mute'), (await mute()).url('mute')];
+  const known = knownFlows(events);
+  const wire = await WireClient.open(proxy(HTTP.tag));
+  wire.send(mutes.map((url) => proxyGet(url)).join(''));
+  await routed(events, known, 2);
+  const [first, queued] = [...knownFlows(events)].filter((id) => !known.has(id));
+  // Its answer cannot be skipped on a pipelined connection: waiting for its turn was waiting for ever.
+  const close = await runWeir(['flows', 'close', queued!, '-c', node.configPath]);
+  assert.is(close.code, 0, close.stderr);
+  await settlesBeforeFar(wire.closed, 'the end of the client connection');
+
+  const flows = await nextFlows(events, known, 2);
+  const byId = new Map(flows.map((f) => [f.flowId, recordOf(f.completed)]));
+  assert.equal(byId.get(queued!)?.result, { outcome: 'cancelled', close_reason: 'manual', failure: null });
+  assert.equal(byId.get(first!)?.result, { outcome: 'direct_relayed', close_reason: null, failure: null }, 'the one ahead ends as its client left');
+});
 
 test('leaves no flow open: the node stops with every flow completed once', async () => {
   const { node, events } = await setup();

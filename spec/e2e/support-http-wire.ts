@@ -19,7 +19,8 @@ export class WireClient {
   private taken = 0;
   private sentBefore = 0;
   private wake: () => void = () => undefined;
-  private readonly closed: Promise<void>;
+  /** Resolves when the connection closed, from either side. */
+  readonly closed: Promise<void>;
 
   private constructor(private readonly socket: net.Socket) {
     socket.on('data', (chunk: Buffer) => {
