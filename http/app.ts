@@ -8,6 +8,7 @@ import { dashboardAuth } from './dashboard-auth.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { sseRoute } from './events/sse-route.js';
 import type { StreamLimits } from './events/stream-limits.js';
+import type { SubscriberSlots } from './events/subscriber-slots.js';
 import { logRequests } from './request-log.js';
 import { requireKey } from './require-key.js';
 import { healthRoute, readRoutes } from './routes/read-routes.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   healthRequiresKey: boolean;
   maxBodyBytes: number;
   limits: StreamLimits;
+  /** Shared with the WebSocket twin: one count of live subscribers. */
+  slots: SubscriberSlots;
   log: Logger;
 }
 
@@ -42,7 +45,7 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   app.use(requireKey(opts.check));
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true }));
-  app.get('/api/v1/events/stream', sseRoute(ops, opts.limits));
+  app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
   app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
   app.use(notFound);
   app.use(errorHandler(opts.log));

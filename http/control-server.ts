@@ -6,6 +6,7 @@ import type { ControlOps } from '../actors/control/control-ops.js';
 import { buildApp } from './app.js';
 import { keyCheck } from './bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
+import { subscriberSlots } from './events/subscriber-slots.js';
 import { wsEvents } from './events/ws-upgrade.js';
 
 export interface HttpControl {
@@ -20,7 +21,7 @@ export interface HttpControlOptions {
   healthRequiresKey: boolean;
   maxBodyBytes: number;
   log: Logger;
-  /** Per-subscriber limits of SSE and WebSocket streams; tests shorten them. */
+  /** Limits of SSE and WebSocket streams; tests shorten them. */
   streamLimits?: Partial<StreamLimits>;
 }
 
@@ -32,9 +33,10 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
   const check = keyCheck(opts.apiKey);
   const log = opts.log.child({ room: 'http' });
-  const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, log });
+  const slots = subscriberSlots(limits.maxSubscribers, log);
+  const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, slots, log });
   const server = http.createServer(app);
-  const ws = wsEvents(ops, check, limits, log);
+  const ws = wsEvents(ops, check, limits, slots, log);
   server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

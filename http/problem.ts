@@ -7,14 +7,26 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: ControlErrorCode;
+  code: ProblemCode;
   details?: unknown;
 }
 
+/**
+ * Codes only the HTTP listener answers, for refusals of its own (no operation raises
+ * them, so IPC and the CLI never carry them); the rest come from the control registry.
+ */
+const HTTP_PROBLEMS = {
+  TOO_MANY_SUBSCRIBERS: { status: 503, title: 'Too many live subscribers' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = ControlErrorCode | keyof typeof HTTP_PROBLEMS;
+
+const PROBLEMS = { ...CONTROL_ERRORS, ...HTTP_PROBLEMS };
+
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-export function problem(code: ControlErrorCode, detail: string, details?: unknown): Problem {
-  const { status, title } = CONTROL_ERRORS[code];
+export function problem(code: ProblemCode, detail: string, details?: unknown): Problem {
+  const { status, title } = PROBLEMS[code];
   const body: Problem = { type: `urn:weir:problem:${code.toLowerCase().replaceAll('_', '-')}`, title, status, detail, code };
   if (details !== undefined) body.details = details;
   return body;

@@ -2,7 +2,7 @@ import { asyncScheduler, interval, Subscription, type Observable, type Scheduler
 import type { PublishedEvent } from '../../streams/published-event.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { Encoder } from './encoders.js';
-import type { StreamLimits } from './stream-limits.js';
+import type { SubscriberLimits } from './stream-limits.js';
 
 /** What the pump needs from one subscriber's connection (an SSE response or a WebSocket). */
 export interface StreamTransport {
@@ -30,7 +30,7 @@ export function pumpEvents(
   events$: Observable<PublishedEvent>,
   encode: Encoder,
   transport: StreamTransport,
-  limits: StreamLimits,
+  limits: SubscriberLimits,
   scheduler: SchedulerLike = asyncScheduler,
 ): Subscription {
   const queue: { frame: string; sequence: number }[] = [];

@@ -1,9 +1,11 @@
 import type { RequestHandler, Response } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { sendProblem } from '../problem.js';
 import { streamParams } from '../query-params.js';
 import { SSE_KEEP_ALIVE, sseFrame, sseSlowConsumerFrame } from './encoders.js';
 import { pumpEvents, type StreamTransport } from './event-pump.js';
 import type { StreamLimits } from './stream-limits.js';
+import type { SubscriberSlots } from './subscriber-slots.js';
 
 function sseTransport(res: Response, closeGraceMs: number): StreamTransport {
   return {
@@ -24,9 +26,13 @@ function sseTransport(res: Response, closeGraceMs: number): StreamTransport {
  * GET /api/v1/events/stream: replay after `since` (or Last-Event-ID), the
  * flow.snapshot baseline when the whitelist has flow types, then live events.
  */
-export function sseRoute(ops: ControlOps, limits: StreamLimits): RequestHandler {
+export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: SubscriberSlots): RequestHandler {
   return (req, res) => {
     const params = streamParams({ types: req.query['types'], since: req.query['since'], lastEventId: req.get('last-event-id') });
+    // Taken before the HEAD check, so a HEAD answers what a GET would (503 when full).
+    const release = slots.take();
+    if (release === null) return void sendProblem(res.set(slots.refusal.headers), slots.refusal.body);
+    res.once('close', release);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',

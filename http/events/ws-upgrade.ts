@@ -9,6 +9,7 @@ import { streamParams, type StreamParams } from '../query-params.js';
 import { wsMessage, wsSlowConsumerReason } from './encoders.js';
 import { pumpEvents, type StreamTransport } from './event-pump.js';
 import type { StreamLimits } from './stream-limits.js';
+import type { SubscriberSlots } from './subscriber-slots.js';
 
 export const WS_PATH = '/api/v1/events/ws';
 
@@ -17,7 +18,7 @@ export const WS_SLOW_CONSUMER = 4008;
 const WS_GOING_AWAY = 1001;
 
 /** An upgrade that cannot be served gets a plain HTTP problem response instead of 101. */
-function rejectUpgrade(socket: Duplex, body: Problem, challenge?: string): void {
+function rejectUpgrade(socket: Duplex, body: Problem, headers: Record<string, string>): void {
   const json = JSON.stringify(body);
   const head = [
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? ''}`,
@@ -25,7 +26,7 @@ function rejectUpgrade(socket: Duplex, body: Problem, challenge?: string): void 
     `Content-Length: ${Buffer.byteLength(json)}`,
     'Connection: close',
   ];
-  if (challenge !== undefined) head.push(`WWW-Authenticate: ${challenge}`);
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
   socket.end(`${head.join('\r\n')}\r\n\r\n${json}`);
 }
 
@@ -63,7 +64,7 @@ export interface WsEvents {
  * snapshot semantics, one message per envelope. Browsers cannot set headers on a
  * WebSocket, so the key may also come as `?token=`.
  */
-export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits, log: Logger): WsEvents {
+export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits, slots: SubscriberSlots, log: Logger): WsEvents {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
 
   const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, params: StreamParams, started: number): void => {
@@ -82,15 +83,15 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
       const started = performance.now();
       socket.on('error', () => socket.destroy());
       const url = targetUrl(req.url);
-      const refuse = (body: Problem, challenge?: string): void => {
-        rejectUpgrade(socket, body, challenge);
+      const refuse = (body: Problem, headers: Record<string, string> = {}): void => {
+        rejectUpgrade(socket, body, headers);
         log.info({ method: req.method, path: url?.pathname, status: body.status, duration_ms: Math.round(performance.now() - started) }, 'control request');
       };
       if (!url) return refuse(problem('BAD_REQUEST', 'the request target is not a valid URL'));
       if (url.pathname !== WS_PATH) return refuse(problem('NOT_FOUND', `no WebSocket at ${url.pathname}`));
       const presented = bearerToken(req.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
       const refusal = keyRefusal(check, presented);
-      if (refusal !== null) return refuse(problem('UNAUTHORIZED', refusal.detail), refusal.challenge);
+      if (refusal !== null) return refuse(problem('UNAUTHORIZED', refusal.detail), { 'WWW-Authenticate': refusal.challenge });
       let params: StreamParams;
       try {
         const lastEventId = req.headers['last-event-id'];
@@ -102,6 +103,10 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
       } catch (err) {
         return refuse(problemFor(err));
       }
+      const release = slots.take();
+      if (release === null) return refuse(slots.refusal.body, slots.refusal.headers);
+      // The socket, not the WebSocket: it also closes when ws aborts a handshake it cannot complete.
+      socket.once('close', release);
       accept(req, socket, head, params, started);
     },
     close(graceMs) {

@@ -2,7 +2,7 @@ import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pumpEvents, type StreamTransport } from '../../../http/events/event-pump.js';
-import type { StreamLimits } from '../../../http/events/stream-limits.js';
+import type { SubscriberLimits } from '../../../http/events/stream-limits.js';
 import type { PublishedEvent } from '../../../streams/published-event.js';
 import { published } from '../../support/published.js';
 
@@ -44,9 +44,9 @@ class FakeTransport implements StreamTransport {
   }
 }
 
-const LIMITS: StreamLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10, closeGraceMs: 0 };
+const LIMITS: SubscriberLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10, closeGraceMs: 0 };
 
-function setup(limits: StreamLimits = LIMITS) {
+function setup(limits: SubscriberLimits = LIMITS) {
   const scheduler = new VirtualTimeScheduler();
   const source = new Subject<PublishedEvent>();
   const transport = new FakeTransport();
