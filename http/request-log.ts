@@ -8,7 +8,8 @@ export function logRequests(log: Logger): RequestHandler {
     const { method, path } = req;
     res.once('close', () => {
       const line = { method, path, status: res.statusCode, duration_ms: Math.round(performance.now() - started) };
-      if (res.statusCode >= 500) log.error(line, 'control request');
+      // 503 is the node shedding load (stopping, live streams full) and says so itself, once: not a fault.
+      if (res.statusCode >= 500 && res.statusCode !== 503) log.error(line, 'control request');
       else if (res.statusCode >= 400) log.info(line, 'control request');
       else log.debug(line, 'control request');
     });

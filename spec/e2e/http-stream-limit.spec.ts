@@ -136,6 +136,8 @@ test('over the limit SSE and WebSocket get 503 TOO_MANY_SUBSCRIBERS with Retry-A
 
   await waitFor(async () => (await fullWarnings()) >= 2, WAIT_MS, 'the warnings in the log');
   assert.is(await fullWarnings(), 2, 'one warning each time every place was held, not one per refused subscriber');
+  const errors = (await node.logText()).split('\n').filter((line) => line.includes('"level":50'));
+  assert.equal(errors, [], 'a refusal is no fault of the node: no error line per refused request');
 });
 
 test.run();
