@@ -134,7 +134,8 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     },
     async logText() {
       await new Promise<void>((resolve) => log.flush(() => resolve()));
-      return fs.readFileSync(config.log.file!, 'utf8');
+      // The logger opens its file in the background: none yet means nothing was logged.
+      return fs.existsSync(config.log.file!) ? fs.readFileSync(config.log.file!, 'utf8') : '';
     },
     async stop() {
       await http.close();
