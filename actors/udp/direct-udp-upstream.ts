@@ -10,19 +10,32 @@ import { reportSend, type UdpUpstream, type UdpUpstreamEvents } from './udp-upst
 /** Most host names one association keeps resolved. */
 const NAME_LIMIT = 64;
 
+/** A host name's address, as far as the association knows it. */
+interface Name {
+  address: string | null;
+  /** The lookup under way: datagrams that come meanwhile wait for it instead of starting their own. */
+  pending: Promise<string> | null;
+}
+
+/** Resolves a host name to the address datagrams go to. */
+export type Resolve = (host: string) => Promise<string>;
+
 /**
  * Sends each datagram straight to the destination the client named, from sockets of
  * the association's own (one per address family, opened when first needed). Replies
  * from any source come back framed with that source's address (full cone, as RFC 1928
  * relays do). Host names are resolved once per association and kept, without the
  * unspecified address (a DNS sinkhole's answer), which a send takes for this host.
+ * One lookup per name is under way at a time, so a burst of datagrams to a name that
+ * does not resolve costs one lookup, not one each (lookups share libuv's few threads
+ * with the sinks' file writes).
  */
 export class DirectUdpUpstream implements UdpUpstream {
   readonly relay_chain = [];
   readonly control = null;
   resolved_ip: string | undefined;
   private readonly sockets = new Map<4 | 6, dgram.Socket>();
-  private readonly names: AddressMap<{ address: string | null }> = new AddressMap(() => ({ address: null }), NAME_LIMIT);
+  private readonly names: AddressMap<Name> = new AddressMap((): Name => ({ address: null, pending: null }), NAME_LIMIT);
   private readonly sources = headerMap();
   private closed = false;
   /** Set once open() has finished: a bind error before it is open()'s to report. */
@@ -32,16 +45,19 @@ export class DirectUdpUpstream implements UdpUpstream {
     if (!this.closed) reportSend(this.events, err, bytes, 0);
   };
 
-  private constructor(private readonly events: UdpUpstreamEvents) {}
+  private constructor(
+    private readonly events: UdpUpstreamEvents,
+    private readonly resolve: Resolve,
+  ) {}
 
   /**
    * Resolves the first destination and binds a socket of its family; a name that does
    * not resolve or a socket that cannot bind fails the flow like a TCP dial would.
    */
-  static async open(first: SocksTarget, events: UdpUpstreamEvents): Promise<DirectUdpUpstream> {
-    const upstream = new DirectUdpUpstream(events);
+  static async open(first: SocksTarget, events: UdpUpstreamEvents, resolve: Resolve = dialableAddress): Promise<DirectUdpUpstream> {
+    const upstream = new DirectUdpUpstream(events, resolve);
     try {
-      const address = isIP(first.host) ? first.host : await dialableAddress(first.host);
+      const address = isIP(first.host) ? first.host : await resolve(first.host);
       // Names are kept per host: port 0 stands for every port.
       if (!isIP(first.host)) upstream.names.get(first.host, 0).address = address;
       upstream.resolved_ip = address;
@@ -76,10 +92,13 @@ export class DirectUdpUpstream implements UdpUpstream {
     this.sockets.clear();
   }
 
-  private async resolveAndSend(target: SocksTarget, data: Buffer, name: { address: string | null }): Promise<void> {
+  private async resolveAndSend(target: SocksTarget, data: Buffer, name: Name): Promise<void> {
+    const pending = (name.pending ??= this.resolve(target.host));
     try {
-      name.address = await dialableAddress(target.host);
+      name.address = await pending;
     } catch (err) {
+      // The next datagram after a failure asks again: the name may resolve by then.
+      if (name.pending === pending) name.pending = null;
       if (!this.closed) this.events.sendFailed(err as Error);
       return;
     }

@@ -94,6 +94,60 @@ test('never sends to a name whose only address is the unspecified one, which a s
   await echo.close();
 });
 
+/** A resolver that answers each name after `settle` tells it to, counting the lookups. */
+function heldResolver() {
+  const asked: string[] = [];
+  const waiting: { resolve: (address: string) => void; reject: (err: Error) => void }[] = [];
+  const resolve = (host: string): Promise<string> => {
+    asked.push(host);
+    return new Promise((res, rej) => waiting.push({ resolve: res, reject: rej }));
+  };
+  const settle = (answer: string | Error): void => {
+    for (const w of waiting.splice(0)) {
+      if (typeof answer === 'string') w.resolve(answer);
+      else w.reject(answer);
+    }
+  };
+  return { asked, resolve, settle };
+}
+
+test('datagrams to a name being looked up wait for that lookup instead of each starting one, and go out in order', async () => {
+  const echo = await startUdpEcho();
+  const events = new UpstreamRecorder();
+  const dns = heldResolver();
+  const upstream = await DirectUdpUpstream.open({ host: '127.0.0.1', port: echo.port }, events, dns.resolve);
+  const named = { host: 'echo.example', port: echo.port };
+  for (const word of ['one', 'two', 'three']) upstream.send(named, Buffer.from(word));
+  dns.settle('127.0.0.1');
+  await events.nthReply(3);
+  assert.equal(dns.asked, ['echo.example'], 'one lookup for the burst');
+  assert.equal(events.replies.map((r) => r.framed.subarray(10).toString()), ['one', 'two', 'three']);
+  upstream.send(named, Buffer.from('four'));
+  await events.nthReply(4);
+  assert.equal(dns.asked, ['echo.example'], 'the address is kept');
+  upstream.close();
+  await echo.close();
+});
+
+test('a burst to a name that does not resolve costs one lookup; the next datagram after the failure asks again', async () => {
+  const echo = await startUdpEcho();
+  const events = new UpstreamRecorder();
+  const dns = heldResolver();
+  const upstream = await DirectUdpUpstream.open({ host: '127.0.0.1', port: echo.port }, events, dns.resolve);
+  const named = { host: 'gone.example', port: echo.port };
+  for (let i = 0; i < 5; i++) upstream.send(named, Buffer.from('lost'));
+  dns.settle(Object.assign(new Error('getaddrinfo ENOTFOUND gone.example'), { code: 'ENOTFOUND' }));
+  await waitFor(() => events.sendFailures.length === 5, 3000, 'five send failures');
+  assert.equal(dns.asked, ['gone.example']);
+  upstream.send(named, Buffer.from('again'));
+  dns.settle('127.0.0.1');
+  await events.nthReply(1);
+  assert.equal(dns.asked, ['gone.example', 'gone.example']);
+  assert.is(echo.sources.length, 1);
+  upstream.close();
+  await echo.close();
+});
+
 test('reaches IPv4 and IPv6 destinations from one association', async () => {
   const events = new UpstreamRecorder();
   const four = await startUdpEcho();
