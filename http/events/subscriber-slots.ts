@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { FullWarning } from '../full-warning.js';
 import { problem, type Problem } from '../problem.js';
 
 /**
@@ -15,22 +16,18 @@ export interface SubscriberSlots {
   readonly refusal: { body: Problem; headers: Record<string, string> };
 }
 
-/**
- * Counts live subscribers against `limit`. Warns once each time every place is held
- * rather than once per refused subscriber, like the IPC channel's refuser.
- */
+/** Counts live subscribers against `limit`. */
 export function subscriberSlots(limit: number, log: Logger): SubscriberSlots {
   let held = 0;
-  let warned = false;
+  const full = new FullWarning(log, limit, 'live streams full: refusing subscribers until one ends');
   return {
     take() {
       if (held >= limit) {
-        if (!warned) log.warn({ limit }, 'live streams full: refusing subscribers until one ends');
-        warned = true;
+        full.refused();
         return null;
       }
       held++;
-      warned = false;
+      full.admitted();
       return () => {
         held--;
       };

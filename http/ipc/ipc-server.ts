@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { BusEvent } from '../../streams/contract.js';
+import { FullWarning } from '../full-warning.js';
 import { IpcConnection } from './ipc-connection.js';
 import { LINE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_LINE_BYTES, type IpcErrorReply } from './ipc-messages.js';
 import { claimSocketPath, listenPrivately } from './ipc-socket-file.js';
@@ -86,18 +87,16 @@ export async function startIpcServer(ops: ControlOps, opts: IpcServerOptions): P
 
 /**
  * Ends a connection over the limit with one error line, before anything else: it was
- * never connected, so no ipc.connected / ipc.disconnected. Warns once each time the
- * channel fills up rather than once per refused client.
+ * never connected, so no ipc.connected / ipc.disconnected.
  */
 function refuser(limit: number, log: Logger): (socket: net.Socket, active: number) => boolean {
-  let warned = false;
+  const full = new FullWarning(log, limit, 'IPC channel full: refusing connections until one ends');
   return (socket, active) => {
     if (active < limit) {
-      warned = false;
+      full.admitted();
       return false;
     }
-    if (!warned) log.warn({ limit }, 'IPC channel full: refusing connections until one ends');
-    warned = true;
+    full.refused();
     const reply: IpcErrorReply = {
       type: 'error',
       code: 'TOO_MANY_CONNECTIONS',
