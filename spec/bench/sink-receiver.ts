@@ -14,10 +14,10 @@ export interface AckReceiver {
   close(): Promise<void>;
 }
 
-/** Events in one request: a batch's webhook-id is `<first event_id>+<count - 1>`. */
+/** Events in one request: a batch's webhook-id is `<first event_id>+<count - 1>.<digest>` (batch-id.ts). */
 function eventsIn(webhookId: string): number {
   const plus = webhookId.lastIndexOf('+');
-  return plus < 0 ? 1 : Number(webhookId.slice(plus + 1)) + 1;
+  return plus < 0 ? 1 : Number.parseInt(webhookId.slice(plus + 1), 10) + 1;
 }
 
 /**
