@@ -1,13 +1,14 @@
 import { flowTransition, initialFlowRecord } from '../../actors/flows/flow-logic.js';
 import type { BusEvent, FlowAuth } from '../../streams/contract.js';
 import { flowEvent } from '../../streams/flow-events.js';
+import { FlowJson } from '../../streams/flow-json.js';
 
 const AUTH: FlowAuth = { scheme: 'socks5', principal_key: 'bench-user', attributes: {} };
 
 /**
  * n flow.completed events as the node publishes them for a flow chained through one
  * SOCKS5 hop (every record field filled, about 1.9 KB of JSON as an envelope), each with its own
- * flow_id. Built by the node's own flow logic and flowEvent, so size and shape are real.
+ * flow_id. Built by the node's own flow logic, flowEvent and FlowJson, so size, shape and cost are real.
  */
 export function completedFlows(n: number, prefix: string): BusEvent[] {
   const at = Date.now();
@@ -47,5 +48,8 @@ export function completedFlows(n: number, prefix: string): BusEvent[] {
     traffic,
     result: { outcome: 'chained_relayed', close_reason: null, failure: null },
   });
-  return Array.from({ length: n }, (_, i) => flowEvent({ kind: 'completed', record: { ...done, flow_id: `${prefix}-${i}` }, auth: AUTH }));
+  // Each with its flow's own JSON writer, as a flow actor publishes it: without one the bus serializes the payload.
+  return Array.from({ length: n }, (_, i) =>
+    flowEvent({ kind: 'completed', record: { ...done, flow_id: `${prefix}-${i}` }, auth: AUTH, json: new FlowJson() }),
+  );
 }
