@@ -114,15 +114,19 @@ export class UdpAssociation implements UdpUpstreamEvents {
   }
 
   private toUpstream(target: SocksTarget, data: Buffer): void {
-    const { upstream } = this.flow!;
-    if (!isDeliverable(target)) {
-      // The first destination was checked by the flow's opening; a later one is only not sent.
-      this.sendFailed();
-      return;
+    const { host, port } = target;
+    // Checked once per destination, not per datagram. One that names no remote is not
+    // sent to and not kept; the flow's opening already refused it as the first.
+    if (!this.destinations.has(host, port)) {
+      if (!isDeliverable(target)) {
+        this.sendFailed();
+        return;
+      }
+      this.destinations.add(host, port);
+      // A new destination after the first is carried by the upstream association already open.
+      if (this.destinations.size > 1) this.env.flows.udpStats.reused_associations++;
     }
-    // A new destination after the first is carried by the upstream association already open.
-    if (this.destinations.add(target.host, target.port) && this.destinations.size > 1) this.env.flows.udpStats.reused_associations++;
-    upstream.send(target, data);
+    this.flow!.upstream.send(target, data);
   }
 
   private open(first: { target: SocksTarget; data: Buffer }): void {

@@ -7,8 +7,10 @@ import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startHttpControl, type HttpControlOptions } from '../../http/control-server.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { jsonOrUndefined } from '../support/json-or-undefined.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * A whole node for the HTTP specs, built from a config literal: engine, control
@@ -133,9 +135,10 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
       return { status: res.status, headers: res.headers, text, json: jsonOrUndefined(text) };
     },
     async logText() {
+      // The logger opens its file in the background, and a flush before that writes nothing.
+      await waitFor(() => fs.existsSync(config.log.file!), WAIT_MS, 'the log file');
       await new Promise<void>((resolve) => log.flush(() => resolve()));
-      // The logger opens its file in the background: none yet means nothing was logged.
-      return fs.existsSync(config.log.file!) ? fs.readFileSync(config.log.file!, 'utf8') : '';
+      return fs.readFileSync(config.log.file!, 'utf8');
     },
     async stop() {
       await http.close();

@@ -111,11 +111,17 @@ function heldResolver() {
   return { asked, resolve, settle };
 }
 
-test('datagrams to a name being looked up wait for that lookup instead of each starting one, and go out in order', async () => {
+/** An association opened on a loopback echo, whose later names go to a heldResolver. */
+async function withHeldDns() {
   const echo = await startUdpEcho();
   const events = new UpstreamRecorder();
   const dns = heldResolver();
   const upstream = await DirectUdpUpstream.open({ host: '127.0.0.1', port: echo.port }, events, dns.resolve);
+  return { echo, events, dns, upstream };
+}
+
+test('datagrams to a name being looked up wait for that lookup instead of each starting one, and go out in order', async () => {
+  const { echo, events, dns, upstream } = await withHeldDns();
   const named = { host: 'echo.example', port: echo.port };
   for (const word of ['one', 'two', 'three']) upstream.send(named, Buffer.from(word));
   dns.settle('127.0.0.1');
@@ -130,10 +136,7 @@ test('datagrams to a name being looked up wait for that lookup instead of each s
 });
 
 test('a burst to a name that does not resolve costs one lookup; the next datagram after the failure asks again', async () => {
-  const echo = await startUdpEcho();
-  const events = new UpstreamRecorder();
-  const dns = heldResolver();
-  const upstream = await DirectUdpUpstream.open({ host: '127.0.0.1', port: echo.port }, events, dns.resolve);
+  const { echo, events, dns, upstream } = await withHeldDns();
   const named = { host: 'gone.example', port: echo.port };
   for (let i = 0; i < 5; i++) upstream.send(named, Buffer.from('lost'));
   dns.settle(Object.assign(new Error('getaddrinfo ENOTFOUND gone.example'), { code: 'ENOTFOUND' }));
