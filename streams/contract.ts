@@ -198,7 +198,7 @@ export interface FlowUpdatedPayload {
 
 export interface FlowSnapshotPayload {
   watermark: number;
-  records: FlowRecord[];
+  records: readonly FlowRecord[];
 }
 
 export interface UdpUpstreamStats {

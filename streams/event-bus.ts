@@ -3,6 +3,7 @@ import { Subject, type Observable } from 'rxjs';
 import { SCHEMA_ID, type BusEvent, type FlowRecord, type FlowSnapshotPayload } from './contract.js';
 import { EventRing } from './event-ring.js';
 import { PublishedEvent } from './published-event.js';
+import { joinSlices, recordSlices } from './records-json.js';
 import { acceptsType, type TypeFilter } from './type-filter.js';
 
 export interface EventBusOptions {
@@ -85,21 +86,32 @@ export class EventBus {
   /**
    * The flow.snapshot baseline of one subscription. It is never published: it does
    * not enter the ring and takes no sequence of its own; its sequence is the
-   * watermark, so resuming from it neither skips nor repeats an event.
+   * watermark, so resuming from it neither skips nor repeats an event. The watermark
+   * and time are read at the call, with `records` taken in the same tick; the records
+   * are then serialized a slice at a time (recordSlices). Null when `stopped` said so
+   * before the end.
    */
-  snapshot(records: FlowRecord[]): PublishedEvent<FlowSnapshotPayload> {
+  async snapshot(records: readonly FlowRecord[], stopped = (): boolean => false): Promise<PublishedEvent<FlowSnapshotPayload> | null> {
     const watermark = this.seq;
-    return PublishedEvent.of<FlowSnapshotPayload>({
-      schema_id: SCHEMA_ID,
-      event_id: `${this.epoch}-s${++this.snapshots}`,
-      event_type: 'flow.snapshot',
-      occurred_at_unix_ms: this.now(),
-      source_id: null,
-      sequence: watermark,
-      principal_key: null,
-      labels: {},
-      payload: { watermark, records },
-    });
+    const event_id = `${this.epoch}-s${++this.snapshots}`;
+    const occurred_at_unix_ms = this.now();
+    const json = await joinSlices(recordSlices(records, stopped));
+    if (stopped()) return null;
+    return PublishedEvent.of<FlowSnapshotPayload>(
+      {
+        schema_id: SCHEMA_ID,
+        event_id,
+        event_type: 'flow.snapshot',
+        occurred_at_unix_ms,
+        source_id: null,
+        sequence: watermark,
+        principal_key: null,
+        labels: {},
+        // Its JSON, made a slice at a time, is the text below.
+        payload: { watermark, records },
+      },
+      `{"watermark":${watermark},"records":${json}}`,
+    );
   }
 
   complete(): void {

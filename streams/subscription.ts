@@ -14,18 +14,20 @@ export interface SubscriptionOptions {
  * One live subscription: replay after `since`, then the flow.snapshot baseline (when
  * the filter includes flow types and `activeRecords` is given: sinks pass null, the
  * contract keeps flow.snapshot out of them), then live events after the watermark.
- * The baseline is read in one synchronous step and live events are listened to before
- * it is delivered, so the join has no gap and no duplicate, even when a consumer's own
- * reaction to the baseline publishes: such events queue behind the baseline.
+ * The baseline's records and watermark are read in one synchronous step and live
+ * events are listened to from then on, queued until the baseline is delivered: it is
+ * serialized a slice at a time (a large table would hold the event loop), and the
+ * join has no gap and no duplicate, even when a consumer's own reaction to the
+ * baseline publishes: such events queue behind it too.
  */
 export function subscribeEvents(
   bus: EventBus,
-  activeRecords: (() => FlowRecord[]) | null,
+  activeRecords: (() => readonly FlowRecord[]) | null,
   opts: SubscriptionOptions,
 ): Observable<PublishedEvent> {
   return new Observable<PublishedEvent>((subscriber) => {
     const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(resumeFrom(bus, opts.since), opts.filter) : [];
-    const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords()) : null;
+    const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords(), () => subscriber.closed) : null;
     let backlog: (() => void)[] | null = [];
     // Publishing is synchronous: what the bus emits from here on comes after everything
     // in `replayed` and after the baseline's watermark, so no sequence check is needed.
@@ -36,11 +38,23 @@ export function subscribeEvents(
         error: (err: unknown) => (backlog ? backlog.push(() => subscriber.error(err)) : subscriber.error(err)),
         complete: () => (backlog ? backlog.push(() => subscriber.complete()) : subscriber.complete()),
       });
+    const goLive = (): void => {
+      // The backlog may grow while it drains; the index loop picks those up too.
+      for (let i = 0; i < backlog!.length; i++) backlog![i]!();
+      backlog = null;
+    };
     for (const e of replayed) subscriber.next(e);
-    if (snapshot) subscriber.next(snapshot);
-    // The backlog may grow while it drains; the index loop picks those up too.
-    for (let i = 0; i < backlog.length; i++) backlog[i]!();
-    backlog = null;
+    if (!snapshot) goLive();
+    else {
+      snapshot.then(
+        (baseline) => {
+          if (!baseline) return;
+          subscriber.next(baseline);
+          goLive();
+        },
+        (err: unknown) => subscriber.error(err),
+      );
+    }
     return live;
   });
 }

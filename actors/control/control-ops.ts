@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
+import { recordSlices } from '../../streams/records-json.js';
 import { subscribeEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
@@ -77,8 +78,9 @@ export class ControlOps {
     return this.engine.statsSnapshot();
   }
 
-  flows(): FlowRecord[] {
-    return this.engine.table.activeRecords();
+  /** The active flows' records as of the call, as JSON array elements a slice at a time (recordSlices). */
+  flowSlices(stopped?: () => boolean): AsyncGenerator<string> {
+    return recordSlices(this.engine.table.activeRecords(), stopped);
   }
 
   flow(flowId: string): FlowRecord {

@@ -5,7 +5,7 @@ import { LineReader } from '../../actors/net/line-reader.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 import { answerRequest } from './ipc-answer.js';
-import { type IpcErrorReply, type IpcReply, type IpcRequest, withId } from './ipc-messages.js';
+import { type IpcErrorReply, type IpcReply, type IpcRequest, replyJson, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';
 import { parseRequestLine } from './ipc-request.js';
 
@@ -168,7 +168,7 @@ export class IpcConnection {
   }
 
   private reply(reply: IpcReply): void {
-    this.send(`${JSON.stringify(reply)}\n`);
+    this.send(`${replyJson(reply)}\n`);
   }
 
   /**

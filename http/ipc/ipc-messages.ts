@@ -64,6 +64,18 @@ export interface IpcErrorReply {
 
 export type IpcReply = IpcAck | IpcStatsReply | IpcResult | IpcErrorReply;
 
+/** A result already in JSON (a listing written a slice at a time): it goes into the reply line as it is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** The reply's line, without its newline. */
+export function replyJson(reply: IpcReply): string {
+  if (reply.type !== 'result' || !(reply.result instanceof RawJson)) return JSON.stringify(reply);
+  const { result, ...rest } = reply;
+  return `${JSON.stringify(rest).slice(0, -1)},"result":${result.text}}`;
+}
+
 /** Adds `id` only when there is one, so a reply to an id-less request has no `id` key. */
 export function withId<R extends IpcReply>(reply: R, id: RequestId | undefined): R {
   return id === undefined ? reply : { ...reply, id };

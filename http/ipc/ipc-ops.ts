@@ -3,12 +3,14 @@ import { ControlError } from '../../actors/control/control-error.js';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../operation-bodies.js';
 import { parseBody } from '../parse-body.js';
+import { joinSlices } from '../../streams/records-json.js';
+import { RawJson } from './ipc-messages.js';
 
 /** The part of the control operations the IPC channel reaches. */
 export type IpcControl = Pick<
   ControlOps,
   | 'stats'
-  | 'flows'
+  | 'flowSlices'
   | 'flow'
   | 'closeFlow'
   | 'select'
@@ -44,7 +46,7 @@ function parsed<T>(schema: z.ZodType<T>, run: (ops: IpcControl, fields: T) => un
 
 /** Each IPC operation, as a thin call of the matching control operation. */
 const OPERATIONS: Record<string, Operation> = {
-  'flows.list': (ops) => ops.flows(),
+  'flows.list': async (ops) => new RawJson(await joinSlices(ops.flowSlices())),
   'flows.get': parsed(flowFields, (ops, f) => ops.flow(f.flow_id)),
   'flows.close': parsed(flowFields, (ops, f) => ops.closeFlow(f.flow_id)),
   select: parsed(selectFields, (ops, f) => ops.select(f.selector, f.member)),

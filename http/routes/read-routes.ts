@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { listFlows } from './flow-listing.js';
 import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, typesParam } from '../query-params.js';
 
 export function healthRoute(ops: ControlOps): RequestHandler {
@@ -18,9 +19,7 @@ export function readRoutes(ops: ControlOps): Router {
   r.get('/stats', (_req, res) => {
     res.json(ops.stats());
   });
-  r.get('/flows', (_req, res) => {
-    res.json({ flows: ops.flows() });
-  });
+  r.get('/flows', (req, res) => listFlows(ops, req, res));
   r.get('/flows/:flow_id', (req, res) => {
     res.json(ops.flow(req.params.flow_id));
   });

@@ -33,7 +33,7 @@ function notHere(): never {
 function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl {
   return {
     stats: () => STATS,
-    flows: () => [],
+    flowSlices: async function* () {},
     flow: notHere,
     closeFlow: (id) => {
       throw new ControlError('FLOW_NOT_FOUND', `no active flow "${id}"`);

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Envelope, FlowRecord } from '../../../streams/contract.js';
 import type { PublishedEvent } from '../../../streams/published-event.js';
 import { EventBus } from '../../../streams/event-bus.js';
+import { RECORDS_PER_SLICE } from '../../../streams/records-json.js';
 import { subscribeEvents } from '../../../streams/subscription.js';
 import { typeFilter } from '../../../streams/type-filter.js';
 import { activeRecord } from '../flows/fixtures.js';
@@ -13,17 +14,21 @@ function setup(records: FlowRecord[] = [activeRecord('f-1')]): { bus: EventBus; 
   return { bus: new EventBus({ ringCapacity: 64, ringMaxBytes: 1 << 16, now: () => NOW }), active: () => records };
 }
 
+/** Lets a baseline written a slice at a time reach its subscriber. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const summary = (events: PublishedEvent[]): string[] => events.map((e) => `${e.sequence} ${e.event_type}`);
 
 function publish(bus: EventBus, ...types: Envelope['event_type'][]): void {
   for (const event_type of types) bus.publish({ event_type, payload: {} });
 }
 
-test('replays after since, then the snapshot at the watermark, then live events', () => {
+test('replays after since, then the snapshot at the watermark, then live events', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'flow.routed');
   const got: PublishedEvent[] = [];
   const sub = subscribeEvents(bus, active, { filter: null, since: 1 }).subscribe((e) => got.push(e));
+  await settled();
   publish(bus, 'flow.updated', 'stats.sampled');
   sub.unsubscribe();
   publish(bus, 'flow.completed');
@@ -31,26 +36,28 @@ test('replays after since, then the snapshot at the watermark, then live events'
   assert.equal(got[2]!.envelope().payload, { watermark: 3, records: active() });
 });
 
-test('without since there is no replay; null since is the same', () => {
+test('without since there is no replay; null since is the same', async () => {
   for (const since of [undefined, null]) {
     const { bus, active } = setup();
     publish(bus, 'engine.started', 'flow.started');
     const got: PublishedEvent[] = [];
     subscribeEvents(bus, active, { filter: null, since }).subscribe((e) => got.push(e));
     publish(bus, 'flow.routed');
+    await settled();
     assert.equal(summary(got), ['2 flow.snapshot', '3 flow.routed'], String(since));
   }
 });
 
-test('since 0 replays the whole ring', () => {
+test('since 0 replays the whole ring', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started');
   const got: PublishedEvent[] = [];
   subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => got.push(e));
+  await settled();
   assert.equal(summary(got), ['1 engine.started', '2 flow.started', '2 flow.snapshot']);
 });
 
-test('a since beyond the last sequence (Last-Event-ID of an earlier run) replays this run from its start', () => {
+test('a since beyond the last sequence (Last-Event-ID of an earlier run) replays this run from its start', async () => {
   const { bus } = setup();
   publish(bus, 'engine.started', 'stats.sampled');
   const got: PublishedEvent[] = [];
@@ -59,7 +66,7 @@ test('a since beyond the last sequence (Last-Event-ID of an earlier run) replays
   assert.equal(summary(got), ['1 engine.started', '2 stats.sampled', '3 stats.sampled']);
 });
 
-test('the filter applies to replay and live events alike', () => {
+test('the filter applies to replay and live events alike', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'stats.sampled');
   const got: PublishedEvent[] = [];
@@ -67,10 +74,11 @@ test('the filter applies to replay and live events alike', () => {
     got.push(e),
   );
   publish(bus, 'stats.sampled', 'flow.completed');
+  await settled();
   assert.equal(summary(got), ['2 flow.started', '3 flow.snapshot', '5 flow.completed']);
 });
 
-test('no snapshot when the whitelist has no flow types', () => {
+test('no snapshot when the whitelist has no flow types', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started');
   const got: PublishedEvent[] = [];
@@ -81,7 +89,7 @@ test('no snapshot when the whitelist has no flow types', () => {
   assert.equal(summary(got), ['1 engine.started', '3 stats.sampled']);
 });
 
-test('no snapshot without active records (a sink), whatever the filter', () => {
+test('no snapshot without active records (a sink), whatever the filter', async () => {
   const { bus } = setup();
   publish(bus, 'flow.started');
   const got: PublishedEvent[] = [];
@@ -90,26 +98,28 @@ test('no snapshot without active records (a sink), whatever the filter', () => {
   assert.equal(summary(got), ['1 flow.started', '2 flow.completed']);
 });
 
-test('a snapshot for *, an empty list and null', () => {
+test('a snapshot for *, an empty list and null', async () => {
   for (const filter of [typeFilter(['*']), typeFilter([]), null]) {
     const { bus, active } = setup();
     const got: PublishedEvent[] = [];
     subscribeEvents(bus, active, { filter }).subscribe((e) => got.push(e));
+    await settled();
     assert.equal(summary(got), ['0 flow.snapshot']);
   }
 });
 
-test('the snapshot reads the active records when the subscription starts', () => {
+test('the snapshot reads the active records when the subscription starts', async () => {
   const records: FlowRecord[] = [];
   const { bus } = setup();
   const stream = subscribeEvents(bus, () => [...records], { filter: null });
   records.push(activeRecord('f-1'), activeRecord('f-2'));
   let snapshot: PublishedEvent | undefined;
   stream.subscribe((e) => (snapshot ??= e));
+  await settled();
   assert.equal((snapshot!.envelope().payload as { records: FlowRecord[] }).records, records);
 });
 
-test('no gap and no duplicate when events are published while the baseline is delivered', () => {
+test('no gap and no duplicate when events are published while the baseline is delivered', async () => {
   const { bus, active } = setup();
   publish(bus, 'flow.started', 'flow.routed');
   const got: PublishedEvent[] = [];
@@ -120,11 +130,12 @@ test('no gap and no duplicate when events are published while the baseline is de
     if (e.event_type === 'flow.snapshot') publish(bus, 'flow.updated');
   });
   publish(bus, 'flow.completed');
+  await settled();
   const live = got.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   assert.equal(live, [1, 2, 3, 4, 5], summary(got).join(', '));
 });
 
-test('a bus that completes while the baseline is delivered completes after the queued events', () => {
+test('a bus that completes while the baseline is delivered completes after the queued events', async () => {
   const { bus, active } = setup();
   publish(bus, 'flow.started');
   const got: string[] = [];
@@ -138,10 +149,11 @@ test('a bus that completes while the baseline is delivered completes after the q
     },
     complete: () => got.push('complete'),
   });
+  await settled();
   assert.equal(got, ['1 flow.started', '1 flow.snapshot', '2 engine.stopped', 'complete']);
 });
 
-test('concurrent subscriptions each see every live event once', () => {
+test('concurrent subscriptions each see every live event once', async () => {
   const { bus, active } = setup();
   const a: PublishedEvent[] = [];
   const b: PublishedEvent[] = [];
@@ -149,8 +161,37 @@ test('concurrent subscriptions each see every live event once', () => {
   publish(bus, 'flow.started');
   subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => b.push(e));
   publish(bus, 'flow.routed');
+  await settled();
   assert.equal(summary(a), ['0 flow.snapshot', '1 flow.started', '2 flow.routed']);
   assert.equal(summary(b), ['1 flow.started', '1 flow.snapshot', '2 flow.routed']);
+});
+
+test('events published while a large baseline is written queue behind it, after its watermark', async () => {
+  const records = Array.from({ length: 3 * RECORDS_PER_SLICE }, (_, i) => activeRecord(`f-${i}`));
+  const { bus } = setup(records);
+  publish(bus, 'flow.started');
+  const got: PublishedEvent[] = [];
+  subscribeEvents(bus, () => records, { filter: null }).subscribe((e) => got.push(e));
+  publish(bus, 'flow.updated');
+  // Published between two slices of the baseline.
+  await settled();
+  assert.equal(got, [], 'the baseline takes more than one turn');
+  publish(bus, 'flow.completed');
+  while (got.length < 3) await settled();
+  assert.equal(summary(got), ['1 flow.snapshot', '2 flow.updated', '3 flow.completed']);
+  assert.equal(got[0]!.envelope().payload, { watermark: 1, records });
+});
+
+test('a subscription that ends while its baseline is written gets nothing', async () => {
+  const records = Array.from({ length: 3 * RECORDS_PER_SLICE }, (_, i) => activeRecord(`f-${i}`));
+  const { bus } = setup(records);
+  const got: PublishedEvent[] = [];
+  const sub = subscribeEvents(bus, () => records, { filter: null }).subscribe((e) => got.push(e));
+  await settled();
+  sub.unsubscribe();
+  publish(bus, 'flow.updated');
+  for (let i = 0; i < 5; i++) await settled();
+  assert.equal(got, []);
 });
 
 test.run();

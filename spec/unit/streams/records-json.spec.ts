@@ -1,0 +1,42 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { joinSlices, RECORDS_PER_SLICE, recordSlices } from '../../../streams/records-json.js';
+import { activeRecord } from '../flows/fixtures.js';
+
+const records = (n: number) => Array.from({ length: n }, (_, i) => activeRecord(`f-${i}`));
+
+test('the joined slices are JSON.stringify of the records, whatever the slicing', async () => {
+  for (const n of [0, 1, RECORDS_PER_SLICE, RECORDS_PER_SLICE + 1, 3 * RECORDS_PER_SLICE - 5]) {
+    const all = records(n);
+    assert.is(await joinSlices(recordSlices(all)), JSON.stringify(all), `${n} records`);
+  }
+});
+
+test('the event loop turns between slices, not within one', async () => {
+  let turns = 0;
+  let done = false;
+  const count = (): void => {
+    turns += 1;
+    if (!done) setImmediate(count);
+  };
+  setImmediate(count);
+  await joinSlices(recordSlices(records(3 * RECORDS_PER_SLICE)));
+  done = true;
+  assert.is(turns, 2, 'three slices, two turns');
+  turns = 0;
+  done = false;
+  setImmediate(count);
+  await joinSlices(recordSlices(records(RECORDS_PER_SLICE)));
+  done = true;
+  assert.is(turns, 0, 'one slice is written at once');
+});
+
+test('stopped, the slices end before the next one is written', async () => {
+  let asked = 0;
+  const slices: string[] = [];
+  for await (const slice of recordSlices(records(3 * RECORDS_PER_SLICE), () => ++asked === 1)) slices.push(slice);
+  assert.is(slices.length, 1);
+  assert.is(asked, 1);
+});
+
+test.run();
