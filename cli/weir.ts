@@ -86,10 +86,21 @@ function exitCodeOf(err: unknown): number {
   return EXIT.failure;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`weir: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(exitCodeOf(err));
-  },
-);
+/**
+ * Exits once stdout and stderr have taken everything written to them: into a pipe
+ * (`weir flows --json | jq`) a write can still be queued when the command returns, and
+ * process.exit would cut it off (a 700-flow listing stopped after 219 kB).
+ */
+function exitAfterOutput(code: number): void {
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
+main().then(exitAfterOutput, (err: unknown) => {
+  process.stderr.write(`weir: ${err instanceof Error ? err.message : String(err)}\n`);
+  exitAfterOutput(exitCodeOf(err));
+});
