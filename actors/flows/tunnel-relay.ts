@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
-import { forward } from './forward.js';
+import { forward, type Relayed } from './forward.js';
 import { socketMeter, type ClientMark } from './socket-meter.js';
 
 /**
@@ -24,7 +24,12 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number,
     flow.actor.complete(now(), relayResult(flow, remoteError));
   };
 
-  flow.actor.attach(socketMeter(client, remote, flow.dial.handshake, clientBase), teardown);
+  const relayed: Relayed = { chunks: 0 };
+  const meter = socketMeter(client, remote, flow.dial.handshake, clientBase);
+  // Once relaying, every counter moves with a forwarded chunk (a socket counts a write
+  // when it is handed over), so the 1 s sample tells an idle tunnel by one number instead
+  // of four socket counters: those took ~1 us a flow, ~9 ms a tick for 8,000 idle tunnels.
+  flow.actor.attach({ read: meter.read, total: () => relayed.chunks }, teardown);
   remote.on('error', (err) => {
     remoteError = err;
     teardown();
@@ -38,7 +43,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number,
   }
   if (client.destroyed) teardown();
   if (flow.onFirstBytes) client.once('data', flow.onFirstBytes);
-  forward(client, remote);
-  forward(remote, client);
+  forward(client, remote, relayed);
+  forward(remote, client, relayed);
   client.resume();
 }

@@ -23,7 +23,10 @@ test('copies every byte in order, pausing the source while the destination is fu
   const a = await pair();
   const b = await pair();
   try {
-    forward(a.server, b.client);
+    const relayed = { chunks: 0 };
+    let read = 0;
+    a.server.on('data', () => read++);
+    forward(a.server, b.client, relayed);
     let paused = 0;
     a.server.on('pause', () => paused++);
     const sent: Buffer[] = [];
@@ -40,6 +43,7 @@ test('copies every byte in order, pausing the source while the destination is fu
     assert.ok(paused > 0, 'the source was never paused');
     assert.is(Buffer.concat(received).length, 256 * 32 * 1024);
     assert.is(sha(received), sha(sent));
+    assert.is(relayed.chunks, read, 'each chunk forwarded is counted');
   } finally {
     await Promise.all([a.loop.close(), b.loop.close()]);
     a.client.destroy();
@@ -51,8 +55,9 @@ test('after the end is passed on, the other direction still carries bytes (half-
   const a = await pair();
   const b = await pair();
   try {
-    forward(a.server, b.client);
-    forward(b.client, a.server);
+    const relayed = { chunks: 0 };
+    forward(a.server, b.client, relayed);
+    forward(b.client, a.server, relayed);
     a.client.end('last words');
     const heard: Buffer[] = [];
     b.server.on('data', (chunk: Buffer) => heard.push(chunk));
@@ -63,6 +68,7 @@ test('after the end is passed on, the other direction still carries bytes (half-
     b.server.end('the answer');
     await once(a.client, 'end');
     assert.is(Buffer.concat(answer).toString(), 'the answer');
+    assert.is(relayed.chunks, 2, 'one chunk each way, counted together');
   } finally {
     await Promise.all([a.loop.close(), b.loop.close()]);
     a.client.destroy();
