@@ -33,23 +33,28 @@ export function clientOnlyTraffic(client: Socket, clientBase: ClientMark = START
  * are the sockets' own. `clientBase` is where this flow's share of a keep-alive client
  * connection starts.
  */
-export function socketMeter(
+export function socketTraffic(
   client: Socket,
   remote: Socket,
   handshake: { rx: number; tx: number },
   clientBase: ClientMark = START,
-): TrafficMeter {
+): () => FlowTraffic {
+  return () => ({
+    bytes_up: Math.max(0, remote.bytesWritten - handshake.tx),
+    bytes_down: Math.max(0, remote.bytesRead - handshake.rx),
+    inbound_rx_bytes: client.bytesRead - clientBase.rx,
+    inbound_tx_bytes: client.bytesWritten - clientBase.tx,
+    outbound_rx_bytes: remote.bytesRead,
+    outbound_tx_bytes: remote.bytesWritten,
+    packets_up: null,
+    packets_down: null,
+  });
+}
+
+/** socketTraffic as a meter whose total is the sum of the four socket counters. */
+export function socketMeter(client: Socket, remote: Socket, handshake: { rx: number; tx: number }, clientBase?: ClientMark): TrafficMeter {
   return {
     total: () => client.bytesRead + client.bytesWritten + remote.bytesRead + remote.bytesWritten,
-    read: (): FlowTraffic => ({
-      bytes_up: Math.max(0, remote.bytesWritten - handshake.tx),
-      bytes_down: Math.max(0, remote.bytesRead - handshake.rx),
-      inbound_rx_bytes: client.bytesRead - clientBase.rx,
-      inbound_tx_bytes: client.bytesWritten - clientBase.tx,
-      outbound_rx_bytes: remote.bytesRead,
-      outbound_tx_bytes: remote.bytesWritten,
-      packets_up: null,
-      packets_down: null,
-    }),
+    read: socketTraffic(client, remote, handshake, clientBase),
   };
 }

@@ -182,8 +182,13 @@ test('events published while a large baseline is written queue behind it, after 
   assert.equal(got[0]!.envelope().payload, { watermark: 1, records });
 });
 
-test('a subscription that ends while its baseline is written gets nothing', async () => {
-  const records = Array.from({ length: 3 * RECORDS_PER_SLICE }, (_, i) => activeRecord(`f-${i}`));
+test('a subscription that ends while its baseline is written gets nothing, and the writing stops', async () => {
+  let written = 0;
+  // Each record counts its serialization, so the spec sees whether the writing went on.
+  const records = Array.from({ length: 3 * RECORDS_PER_SLICE }, (_, i) => {
+    const record = activeRecord(`f-${i}`);
+    return { ...record, toJSON: () => (written++, record) } as FlowRecord;
+  });
   const { bus } = setup(records);
   const got: PublishedEvent[] = [];
   const sub = subscribeEvents(bus, () => records, { filter: null }).subscribe((e) => got.push(e));
@@ -192,6 +197,7 @@ test('a subscription that ends while its baseline is written gets nothing', asyn
   publish(bus, 'flow.updated');
   for (let i = 0; i < 5; i++) await settled();
   assert.equal(got, []);
+  assert.ok(written < records.length, `${written} of ${records.length} records written after the end`);
 });
 
 test.run();
