@@ -4,6 +4,7 @@ import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { LineReader } from '../../actors/net/line-reader.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
+import { typeFilter, wantsFlowEvents } from '../../streams/type-filter.js';
 import { answerRequest } from './ipc-answer.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, replyJson, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';
@@ -135,29 +136,48 @@ export class IpcConnection {
     if (request.kind === 'subscribe') return this.subscribe(request);
     const answer = answerRequest(this.opts.ops, request, this.opts.log);
     if (!(answer instanceof Promise)) return this.reply(answer);
-    this.busy = true;
-    this.socket.pause();
+    this.hold();
     void answer.then((reply) => {
-      this.busy = false;
       this.reply(reply);
-      if (this.ending) return;
-      this.socket.resume();
-      this.drain();
+      this.release();
     });
   }
 
-  /** ACK, then the flow.snapshot baseline and live envelopes; no replay. */
+  /** Stops answering (and reading) until release(): something must be written first. */
+  private hold(): void {
+    this.busy = true;
+    this.socket.pause();
+  }
+
+  private release(): void {
+    if (!this.busy) return;
+    this.busy = false;
+    if (this.ending) return;
+    this.socket.resume();
+    this.drain();
+  }
+
+  /**
+   * ACK, then the flow.snapshot baseline and live envelopes; no replay. The baseline
+   * comes turns of the event loop later (it is written a slice at a time, then
+   * coalesced), and it must be the line after the ACK: requests that came with the
+   * subscribe wait for it, as behind an operation that has not answered yet.
+   */
   private subscribe(request: Extract<IpcRequest, { kind: 'subscribe' }>): void {
     if (this.subscription) {
       return this.reply(withId({ type: 'error', code: 'BAD_REQUEST', message: 'this connection is already subscribed' }, request.id));
     }
     this.reply(withId({ type: 'ack', subscribed: request.events ?? ['*'] }, request.id));
     if (this.ending) return;
+    if (wantsFlowEvents(typeFilter(request.events))) this.hold();
     this.subscription = this.opts.ops
       .subscribe({ types: request.events })
       .pipe(coalesce<PublishedEvent>(this.opts.tickMs, this.opts.scheduler ?? asyncScheduler))
       .subscribe({
-        next: (batch) => this.send(batch.map((e) => `${e.json}\n`).join('')),
+        next: (batch) => {
+          this.send(batch.map((e) => `${e.json}\n`).join(''));
+          this.release();
+        },
         // The bus completes when the engine stops: the stream has ended.
         complete: () => this.finish(null),
         error: (err: unknown) => {

@@ -182,6 +182,23 @@ test('subscribe: ACK, then the flow.snapshot, then live events coalesced per tic
   assert.equal([(await client.next())['sequence'], (await client.next())['sequence']], [2, 3]);
 });
 
+test('a request sent with subscribe is answered after the flow.snapshot: the baseline follows the ACK', async () => {
+  const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
+  const { client } = serve(stubOps(bus));
+  client.send('{"id":"s","type":"subscribe"}\n{"id":2,"op":"sinks"}\n');
+  assert.equal(await client.next(), { type: 'ack', subscribed: ['*'], id: 's' });
+  assert.is((await client.next())['event_type'], 'flow.snapshot');
+  assert.equal(await client.next(), { type: 'result', op: 'sinks', result: [], id: 2 });
+});
+
+test('a request sent with a subscribe that gets no snapshot is answered at once', async () => {
+  const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
+  const { client } = serve(stubOps(bus));
+  client.send('{"id":"s","type":"subscribe","events":["stats.sampled"]}\n{"id":2,"op":"sinks"}\n');
+  assert.equal(await client.next(), { type: 'ack', subscribed: ['stats.sampled'], id: 's' });
+  assert.equal(await client.next(), { type: 'result', op: 'sinks', result: [], id: 2 });
+});
+
 test('subscribe with a whitelist of no flow types: no snapshot, only the listed types', async () => {
   const bus = new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 });
   const { client } = serve(stubOps(bus));
