@@ -5,6 +5,7 @@ import { ControlOps } from '../actors/control/control-ops.js';
 import { buildInfo } from '../actors/engine/build-info.js';
 import { Engine } from '../actors/engine/engine.js';
 import { createLogger } from '../actors/engine/logger.js';
+import { StateDirLock } from '../actors/files/state-dir-lock.js';
 import { ConnectorStateSaver } from '../actors/sinks/connector-state-file.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
 import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
@@ -26,6 +27,8 @@ export interface NodeRuntime {
  * engine.stopped before their streams end.
  */
 export async function startNodeRuntime(config: WeirConfig, source: ConfigSource): Promise<NodeRuntime> {
+  // First: nothing of a node that may not run here (its sinks, its outbox) is opened.
+  const lock = StateDirLock.acquire(config.node.state_dir);
   const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
   const build = buildInfo();
   const engine = new Engine({ config, log, build });
@@ -52,6 +55,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
     await engine.stop(reason);
     await Promise.all([http?.close(), ipc?.close()]);
     await saveConnectorState();
+    lock.release();
   };
   try {
     await engine.start();
