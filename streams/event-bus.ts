@@ -12,6 +12,8 @@ export interface EventBusOptions {
   /** Bytes of envelope JSON kept for replay at most, allocated up front. */
   ringMaxBytes: number;
   now?: () => number;
+  /** The first event's sequence: sequences go on across engine starts. @defaultValue 1 */
+  firstSequence?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export class EventBus {
   constructor(opts: EventBusOptions) {
     this.ring = new EventRing({ capacity: opts.ringCapacity, maxBytes: opts.ringMaxBytes });
     this.now = opts.now ?? Date.now;
+    this.seq = (opts.firstSequence ?? 1) - 1;
     this.epoch = `${this.now().toString(36)}${randomBytes(6).toString('hex')}`;
   }
 

@@ -60,10 +60,10 @@ export function subscribeEvents(
 }
 
 /**
- * Where a resume goes on. Sequences start over with every engine start, so a `since`
- * beyond the last one was read in an earlier run (an EventSource reconnecting after a
- * restart): it resumes from this run's start rather than skipping to events it has
- * not seen yet.
+ * Where a resume goes on. Sequences go on across engine starts, unless the state dir
+ * that keeps them was lost: then a `since` beyond the last one was read in an earlier
+ * run (an EventSource reconnecting after a restart), and it resumes from this run's
+ * start rather than skipping to events it has not seen yet.
  */
 function resumeFrom(bus: EventBus, since: number): number {
   return since > bus.lastSequence ? 0 : since;

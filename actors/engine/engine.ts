@@ -1,6 +1,7 @@
 import { map, Subscription, tap } from 'rxjs';
 import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
+import { SequenceReservation } from '../files/sequence-reservation.js';
 import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
 import { fingerprint, restartRequired, withHotSections } from '../config/config-diff.js';
@@ -69,6 +70,7 @@ export class Engine {
   readonly inbounds: ProxyInbound[];
   sinks: Sink[];
   private readonly missed: MissedRanges;
+  private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
@@ -87,7 +89,14 @@ export class Engine {
     this.current = config;
     this.now = opts.now ?? Date.now;
     this.startedAt = this.now();
-    this.bus = new EventBus({ ringCapacity: opts.ringCapacity ?? 65536, ringMaxBytes: opts.ringMaxBytes ?? 32 * 1024 * 1024, now: this.now });
+    this.sequences = SequenceReservation.open(config.node.state_dir);
+    if (this.sequences.problem) log.warn({ problem: this.sequences.problem }, 'event sequences may start over at 1 on the next start');
+    this.bus = new EventBus({
+      ringCapacity: opts.ringCapacity ?? 65536,
+      ringMaxBytes: opts.ringMaxBytes ?? 32 * 1024 * 1024,
+      now: this.now,
+      firstSequence: this.sequences.first,
+    });
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));
     this.outbounds = buildOutbounds(config.outbounds);
@@ -210,7 +219,10 @@ export class Engine {
         .subscribe((event) => this.bus.publish(event)),
     );
     this.wiring.add(
-      tick$.subscribe(() => this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() })),
+      tick$.subscribe(() => {
+        this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() });
+        this.sequences.keepAhead(this.bus.lastSequence);
+      }),
     );
     // Restored before the inbounds open, so the first flows use the saved choices.
     this.detachSelections = persistSelections(this.outbounds, new SelectionStore(this.config.node.state_dir), (e) =>
@@ -248,6 +260,7 @@ export class Engine {
     await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();
     this.bus.complete();
+    this.sequences.close(this.bus.lastSequence);
     this.opts.log.info({ reason }, 'engine stopped');
   }
 }

@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic, writeJsonFileSync } from './atomic-json.js';
+
+/** The file name inside `node.state_dir`. */
+const SEQUENCE_FILE = 'sequence.json';
+/** Sequences a run may publish past what the file says before it writes again. */
+export const SEQUENCE_BLOCK = 1_000_000;
+
+const fileSchema = z.strictObject({ next_sequence: z.number().int().min(1).max(2 ** 52) });
+
+/**
+ * Keeps the envelope's `sequence` increasing across engine starts. An SSE client
+ * resumes with the last sequence it saw; were sequences to start over at 1, one that
+ * reconnects after a restart once the new run has passed its number would skip the
+ * new run's first events (engine.started, flow.completed among them), and the replay
+ * gaps of different runs would name the same numbers.
+ *
+ * The file holds the first sequence the next run may use. A run reserves a block past
+ * it before publishing and the next block when half is used (checked each tick), so
+ * after a kill -9 the next run starts above anything published; a clean stop writes
+ * the exact next sequence, so a restart goes on without a jump. A state_dir that cannot
+ * be read or written leaves sequences to start over at 1, as `problem` says.
+ */
+export class SequenceReservation {
+  /** Why sequences may start over at the next start; null while they are kept. */
+  problem: string | null = null;
+  /** The highest sequence this run may publish without a crash reusing it. */
+  private reservedThrough: number;
+  private extending = false;
+  /** Set once a write failed: no more are tried, and sequences may start over. */
+  private broken = false;
+
+  private constructor(
+    private readonly file: string,
+    readonly first: number,
+    private readonly block: number,
+  ) {
+    this.reservedThrough = first - 1;
+  }
+
+  static open(stateDir: string, block = SEQUENCE_BLOCK): SequenceReservation {
+    const file = path.join(stateDir, SEQUENCE_FILE);
+    const { next, problem } = readNext(file);
+    const reservation = new SequenceReservation(file, next, block);
+    reservation.problem = problem;
+    try {
+      writeJsonFileSync(file, { next_sequence: next + block });
+      reservation.reservedThrough += block;
+    } catch (err) {
+      reservation.fail(err);
+    }
+    return reservation;
+  }
+
+  /** Reserves the next block once `last` (the last sequence published) is past half of this one. */
+  keepAhead(last: number): void {
+    if (this.extending || this.broken || last <= this.reservedThrough - this.block / 2) return;
+    this.extending = true;
+    const through = this.reservedThrough + this.block;
+    writeFileAtomic(this.file, `${JSON.stringify({ next_sequence: through + 1 })}\n`).then(
+      () => {
+        this.reservedThrough = through;
+        this.extending = false;
+      },
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  /** At a clean stop: the next run goes on right after `last`. */
+  close(last: number): void {
+    if (this.broken) return;
+    try {
+      writeJsonFileSync(this.file, { next_sequence: last + 1 });
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    this.broken = true;
+    this.problem ??= `${this.file} cannot be written (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+function readNext(file: string): { next: number; problem: string | null } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { next: 1, problem: null };
+    return { next: 1, problem: `${file} cannot be read (${err instanceof Error ? err.message : String(err)})` };
+  }
+  try {
+    return { next: fileSchema.parse(JSON.parse(text)).next_sequence, problem: null };
+  } catch {
+    return { next: 1, problem: `${file} is damaged; sequences started over at 1` };
+  }
+}

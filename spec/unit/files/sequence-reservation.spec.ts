@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SequenceReservation } from '../../../actors/files/sequence-reservation.js';
+import { tempDir } from '../../support/temp-dir.js';
+import { waitFor } from '../../support/wait-for.js';
+
+const BLOCK = 100;
+
+function stored(dir: string): unknown {
+  return JSON.parse(fs.readFileSync(path.join(dir, 'sequence.json'), 'utf8'));
+}
+
+test('a first start begins at 1 and reserves a block past it', () => {
+  const dir = tempDir();
+  const r = SequenceReservation.open(dir, BLOCK);
+  assert.equal([r.first, r.problem], [1, null]);
+  assert.equal(stored(dir), { next_sequence: 101 });
+});
+
+test('after a clean stop the next start goes on right after the last sequence', () => {
+  const dir = tempDir();
+  SequenceReservation.open(dir, BLOCK).close(42);
+  assert.is(SequenceReservation.open(dir, BLOCK).first, 43);
+});
+
+test('after a crash (no close) the next start begins above the whole reservation', () => {
+  const dir = tempDir();
+  SequenceReservation.open(dir, BLOCK);
+  const next = SequenceReservation.open(dir, BLOCK);
+  assert.is(next.first, 101);
+  assert.equal(stored(dir), { next_sequence: 201 });
+});
+
+test('reserves the next block once half of this one is used, not before', async () => {
+  const dir = tempDir();
+  const r = SequenceReservation.open(dir, BLOCK);
+  r.keepAhead(50);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(stored(dir), { next_sequence: 101 });
+  r.keepAhead(51);
+  await waitFor(() => (stored(dir) as { next_sequence: number }).next_sequence === 201, 2000, 'the next block');
+  // The new block counts from there: its half is 150.
+  r.keepAhead(150);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(stored(dir), { next_sequence: 201 });
+});
+
+test('a damaged file starts over at 1 and says so; the reservation is written anew', () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'sequence.json'), '{"next_sequence": "x"}');
+  const r = SequenceReservation.open(dir, BLOCK);
+  assert.is(r.first, 1);
+  assert.match(r.problem ?? '', 'is damaged');
+  assert.equal(stored(dir), { next_sequence: 101 });
+});
+
+test('a state_dir that cannot be written leaves sequences to start over, with the reason', () => {
+  const dir = path.join(tempDir(), 'not-a-dir');
+  fs.writeFileSync(dir, 'a file where the state_dir should be');
+  const r = SequenceReservation.open(dir, BLOCK);
+  assert.is(r.first, 1);
+  assert.match(r.problem ?? '', 'cannot be');
+  r.keepAhead(1000);
+  r.close(1000);
+});
+
+test.run();
