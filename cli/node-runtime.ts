@@ -30,6 +30,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
   // First: nothing of a node that may not run here (its sinks, its outbox) is opened.
   const lock = StateDirLock.acquire(config.node.state_dir);
   const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
+  if (lock.unclaimed) log.warn({ problem: lock.unclaimed }, 'state_dir not claimed: a second node on it is not refused');
   const build = buildInfo();
   const engine = new Engine({ config, log, build });
   const ops = new ControlOps(engine, {

@@ -24,26 +24,39 @@ export class StateDirInUseError extends Error {
  * exclusively; one left by a node that is gone (kill -9, a crash) is taken over.
  */
 export class StateDirLock {
-  private constructor(private readonly file: string) {}
+  private constructor(
+    private readonly file: string,
+    /**
+     * Why the claim could not be written (a full disk, a read-only state_dir), or null.
+     * The node runs all the same: it proxies without a writable state_dir too.
+     */
+    readonly unclaimed: string | null = null,
+  ) {}
 
   static acquire(stateDir: string): StateDirLock {
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const file = path.join(stateDir, LOCK_FILE);
-    if (create(file)) return new StateDirLock(file);
-    const holder = readPid(file);
-    if (holder !== null && holderRuns(holder)) throw new StateDirInUseError(stateDir, holder);
-    fs.rmSync(file, { force: true });
-    // Two nodes taking over the same stale claim at once: one of them creates it.
-    if (create(file)) return new StateDirLock(file);
-    throw new StateDirInUseError(stateDir, readPid(file) ?? -1);
+    try {
+      fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+      if (create(file)) return new StateDirLock(file);
+      const holder = readPid(file);
+      if (holder !== null && holderRuns(holder)) throw new StateDirInUseError(stateDir, holder);
+      fs.rmSync(file, { force: true });
+      // Two nodes taking over the same stale claim at once: one of them creates it.
+      if (create(file)) return new StateDirLock(file);
+      throw new StateDirInUseError(stateDir, readPid(file) ?? -1);
+    } catch (err) {
+      if (err instanceof StateDirInUseError) throw err;
+      return new StateDirLock(file, `${file} cannot be written (${err instanceof Error ? err.message : String(err)})`);
+    }
   }
 
   /** Gives the state_dir up, unless another node has taken it over meanwhile. */
   release(): void {
-    if (readPid(this.file) === process.pid) fs.rmSync(this.file, { force: true });
+    if (this.unclaimed === null && readPid(this.file) === process.pid) fs.rmSync(this.file, { force: true });
   }
 }
 
+/** Creates the claim; false when one exists. */
 function create(file: string): boolean {
   try {
     fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
