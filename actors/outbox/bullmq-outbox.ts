@@ -40,6 +40,7 @@ import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
+import { within } from '../engine/within.js';
 
 export interface BullmqOutboxParts {
   sink: string;
@@ -64,6 +65,9 @@ for i = 2, #ARGV do
   redis.call('DEL', ARGV[1] .. ARGV[i])
   redis.call('ZREM', KEYS[2], ARGV[i])
 end`;
+
+/** How long close() waits for Redis to take the leases back and the queue to close. */
+const CLOSE_WAIT_MS = 3000;
 
 const sizeOf = (entries: readonly OutboxAppend[]): number => entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
 
@@ -310,14 +314,25 @@ export class BullmqOutbox implements Outbox {
     }
   }
 
+  /**
+   * Hands the leases back and closes the queue. A Redis that stopped answering would
+   * hold this (and the node's exit) for ever, so it is waited for at most CLOSE_WAIT_MS:
+   * leases not handed back by then stay active in Redis, and the next start takes them
+   * back (open).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Newest first back to the head of the queue, so the oldest is leased first again.
-    for (const { job } of this.leases.values().reverse()) await job.moveToWait(this.p.token).catch(() => undefined);
+    const leased = this.leases.values().reverse();
     this.leases.clear();
     this.appended.clear();
     this.p.onClose(this);
+    await within(this.release(leased), CLOSE_WAIT_MS);
+  }
+
+  private async release(leased: readonly { job: OutboxJob }[]): Promise<void> {
+    // Newest first back to the head of the queue, so the oldest is leased first again.
+    for (const { job } of leased) await job.moveToWait(this.p.token).catch(() => undefined);
     await this.p.worker.close(true);
     await this.p.queue.close();
   }

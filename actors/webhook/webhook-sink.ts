@@ -2,11 +2,14 @@ import type { WebhookSinkConfig } from '../config/schema.js';
 import type { Outbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/build-sinks.js';
+import { within } from '../engine/within.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import { WebhookConnector } from './webhook-connector.js';
 
 /** How often the cached connector state is refreshed from the outbox. */
 const STATE_REFRESH_MS = 250;
+/** How long a stop waits for deliveries in flight and the store to settle. */
+const STOP_WAIT_MS = 3000;
 
 /**
  * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox, the
@@ -68,10 +71,18 @@ export class WebhookSink implements Sink {
     if (this.timer) clearInterval(this.timer);
     // One that never started has nothing to hand over: its replacement starts with live events.
     const through = this.dispatcher ? await this.dispatcher.stop() : this.deps.bus.lastSequence;
+    // Deliveries in flight and the store's answers are waited for a while, not for ever:
+    // a receiver or a Redis that stopped answering would hold the node's exit. What is
+    // left unsettled stays leased in the store and goes out again after the next start
+    // (at least once, under the same webhook-id).
+    await within(this.closeDelivery(), STOP_WAIT_MS);
+    return through;
+  }
+
+  private async closeDelivery(): Promise<void> {
     await this.connector?.stop();
     await this.refresh();
     await this.outbox?.close();
-    return through;
   }
 
   state(): ConnectorState {

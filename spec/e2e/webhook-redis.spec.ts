@@ -138,6 +138,32 @@ test('a Redis that stops answering holds nothing back: the events go to the embe
   }
 });
 
+test('a SIGTERM while Redis hangs with deliveries in flight still ends the node; after a restart every flow.completed is delivered', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  // Deliveries hang: their leases are out when Redis stops answering.
+  receiver.respond(() => ({ status: 200, delayMs: 60_000 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), timeout_ms: 30_000 } });
+  try {
+    const ports = await hn.curlFlows(4);
+    await hn.sinkWhen((s) => s.pending === 4, 'the four in the Redis outbox');
+    await waitFor(() => receiver.inFlight() === 2, 5000, 'two deliveries in flight');
+    redis.freeze();
+    // stop() gives the node 10 s before it SIGKILLs it (exit code null).
+    assert.is(await hn.node.stop(), 0, `weir's log (tail): ${hn.node.stdout().slice(-3000)}`);
+
+    redis.thaw();
+    receiver.respond(() => ({ status: 200 }));
+    await hn.restart();
+    await hn.sinkWhen((s) => s.pending === 0 && completedById(receiver.acknowledged()).size === 4, 'every flow.completed delivered after the restart', { timeoutMs: 20_000 });
+    assert.equal([...completedById(receiver.acknowledged()).values()].map(sourcePortOf).sort(), [...ports].sort());
+  } finally {
+    redis.thaw();
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
 test('config.apply of a Webhook sink while Redis hangs is answered, and the sink delivers from the embedded store', async () => {
   const redis = await startRedisServer();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
