@@ -28,10 +28,21 @@ export function applyBody(source: ConfigSource, body: unknown, check?: ConfigChe
   }
   const sections: Overlay = {};
   for (const s of HOT_SECTIONS) if (s in doc) sections[s] = doc[s];
-  if ('upsert_sinks' in doc || 'remove_sinks' in doc) sections.event_sinks = editSinks(source, sections.event_sinks, doc);
+  const edited = 'upsert_sinks' in doc || 'remove_sinks' in doc ? editSinks(source, sections.event_sinks, doc) : null;
+  if (edited) sections.event_sinks = edited.sinks;
   const result = source.apply(sections, check);
-  if (!result.ok) throw configInvalid(result.problems);
+  if (!result.ok) throw configInvalid(edited ? result.problems.map((p) => inUpserts(p, edited.kept)) : result.problems);
   return result.config;
+}
+
+/**
+ * A problem of the merged sink list named where the body has it: the upserts follow
+ * the `kept` sinks, so `event_sinks[kept + i]` is the body's `upsert_sinks[i]`.
+ */
+function inUpserts(problem: ConfigProblem, kept: number): ConfigProblem {
+  const at = /^event_sinks\[(\d+)\]/.exec(problem.path);
+  if (!at || Number(at[1]) < kept) return problem;
+  return { ...problem, path: `upsert_sinks[${Number(at[1]) - kept}]${problem.path.slice(at[0].length)}` };
 }
 
 /** The one CONFIG_INVALID error for config.apply and reload: the problems joined, and listed in details. */
@@ -39,7 +50,8 @@ export function configInvalid(problems: ConfigProblem[]): ControlError {
   return new ControlError('CONFIG_INVALID', problems.map(formatProblem).join('; '), { problems });
 }
 
-function editSinks(source: ConfigSource, replaced: unknown, doc: Record<string, unknown>): unknown[] {
+/** The sink list the edits make: the sinks kept, then the upserts. */
+function editSinks(source: ConfigSource, replaced: unknown, doc: Record<string, unknown>): { sinks: unknown[]; kept: number } {
   const base = replaced ?? source.rawSection('event_sinks') ?? [];
   if (!Array.isArray(base)) throw new ControlError('INVALID_BODY', 'event_sinks must be an array');
   const upserts = doc['upsert_sinks'] ?? [];
@@ -49,5 +61,6 @@ function editSinks(source: ConfigSource, replaced: unknown, doc: Record<string, 
   }
   const tagOf = (s: unknown): unknown => (typeof s === 'object' && s !== null ? (s as { tag?: unknown }).tag : undefined);
   const dropped = new Set<unknown>([...removals, ...upserts.map(tagOf)]);
-  return [...base.filter((s) => !dropped.has(tagOf(s))), ...upserts];
+  const kept = base.filter((s) => !dropped.has(tagOf(s)));
+  return { sinks: [...kept, ...upserts], kept: kept.length };
 }

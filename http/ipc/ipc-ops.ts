@@ -57,7 +57,7 @@ const OPERATIONS: Record<string, Operation> = {
   sinks: (ops) => ops.sinks(),
   log_level: parsed(logLevelBody, (ops, f) => ops.setLogLevel(f.level)),
   // ControlOps validates the config sections, for REST and IPC alike.
-  'config.apply': (ops, b) => ops.applyConfig(b['config']),
+  'config.apply': (ops, b) => ops.applyConfig(b),
   'config.reload': (ops) => ops.reload(),
   'sinks.dead_letters': parsed(sinkFields, (ops, f) => ops.deadLetters(f.sink)),
   'sinks.replay': parsed(replayFields, (ops, f) => ops.replayDeadLetters(f.sink, f.ids)),

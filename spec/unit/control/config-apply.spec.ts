@@ -6,13 +6,14 @@ import { ControlError } from '../../../actors/control/control-error.js';
 import { applyBody } from '../../../actors/control/config-apply.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-function source(): ConfigSource {
+function source(eventSinks: unknown[] = []): ConfigSource {
   const stateDir = tempDir();
   return new ConfigSource(null, stateDir, {
     node: { id: 'apply-node', state_dir: stateDir },
     control: { listen: '127.0.0.1:0', api_key: 'apply-key-0123456789' },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
+    event_sinks: eventSinks,
   });
 }
 
@@ -31,6 +32,19 @@ test('config.apply refuses sections that change only on restart, naming them', (
       'INVALID_BODY',
       'not hot-reloadable: inbounds (config.apply takes event_sinks, route, log, ipc_hook, upsert_sinks, remove_sinks; other sections need a restart)',
     ]);
+  }
+});
+
+test('a problem of an upserted sink is named by its place in upsert_sinks, not in the merged list', () => {
+  const jsonl = (tag: string): unknown => ({ type: 'jsonl', tag, path: `/tmp/${tag}.jsonl` });
+  const webhook = { type: 'webhook', tag: 'bill', url: 'http://127.0.0.1:1/ingest', token: 'tok', events: ['flow.nosuch'] };
+  try {
+    applyBody(source([jsonl('a'), jsonl('b')]), { upsert_sinks: [jsonl('c'), webhook], remove_sinks: ['a'] });
+    assert.unreachable('applied');
+  } catch (err) {
+    assert.instance(err, ControlError);
+    const problems = ((err as ControlError).details as { problems: { path: string }[] }).problems;
+    assert.equal(problems.map((p) => p.path), ['upsert_sinks[1].events[0]']);
   }
 });
 

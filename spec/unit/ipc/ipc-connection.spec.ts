@@ -112,6 +112,18 @@ test('carries a control error code, message and details', async () => {
   });
 });
 
+test('config.apply takes the REST body as its fields, as every other operation does', async () => {
+  const bodies: unknown[] = [];
+  const applyConfig = async (body: unknown): Promise<never> => {
+    bodies.push(body);
+    throw new ControlError('CONFIG_INVALID', 'checked');
+  };
+  const { client } = serve(stubOps(new EventBus({ ringCapacity: 8, ringMaxBytes: 1 << 16 }), { applyConfig }));
+  client.send('{"id":1,"op":"config.apply","upsert_sinks":[{"tag":"bill"}],"remove_sinks":["old"]}\n');
+  assert.is((await client.next())['code'], 'CONFIG_INVALID');
+  assert.equal(bodies, [{ upsert_sinks: [{ tag: 'bill' }], remove_sinks: ['old'] }]);
+});
+
 test('answers an unexpected failure with INTERNAL and does not show its message', async () => {
   const policies = (): never => {
     throw new Error('secret internals');
