@@ -41,8 +41,8 @@ export interface DeadLetter extends OutboxEntry {
 
 /**
  * A contiguous range of events the sink missed because the outbox could not keep them
- * (write blocked or store unreachable). Sequences are those of the node's bus in the
- * engine run that emitted them; events of the range that the sink's filter excludes
+ * (write blocked or store unreachable). Sequences are those of the node's bus (they go
+ * on across engine starts); events of the range that the sink's filter excludes
  * were never due. A controller reconciles the range against its own ledger.
  */
 export interface ReplayGap {

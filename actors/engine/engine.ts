@@ -198,11 +198,13 @@ export class Engine {
 
   /** The outbox stores open on the first sink that needs them. */
   private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
-    this.stores ??= await openOutboxStores(
-      this.config,
-      (err) => this.opts.log.warn({ err: err.message }, 'redis error'),
-      (message) => this.bus.publish({ event_type: 'engine.warning', payload: { code: 'redis_unreachable', message } }),
-    );
+    const warn = (code: string) => (message: string) => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
+    this.stores ??= await openOutboxStores(this.config, {
+      onRedisError: (err) => this.opts.log.warn({ err: err.message }, 'redis error'),
+      unreachable: warn('redis_unreachable'),
+      lost: warn('outbox_lost'),
+      runFirstSequence: this.sequences.first,
+    });
     return this.stores.open(sink);
   }
 

@@ -7,7 +7,7 @@
  *                                      delayed, failed, ...; completed jobs are removed)
  *   weir:<node>:sink:<tag>:ev-<id>     one job per event, job id from event_id (dedup)
  *   weir:<node>:sink:<tag>:state       hash: total_delivered, total_failed, replay_gaps,
- *                                      bytes, last_error (JSON)
+ *                                      bytes, last_error (JSON), store_id (redis-loss-watch.ts)
  *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
  *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
  */

@@ -6,6 +6,7 @@ import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData, RetryAt } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
 import { OutboxBudget } from './outbox-budget.js';
+import { RedisOutboxMemory } from './redis-outbox-memory.js';
 
 export interface BullmqOutboxStoreOptions {
   /** redis:// or rediss:// URL (config `redis.url`). */
@@ -17,6 +18,15 @@ export interface BullmqOutboxStoreOptions {
   leaseMs?: number;
   /** Told of connection errors of the Redis clients (calls fail with OutboxUnavailable meanwhile). */
   onError?: (err: Error) => void;
+  /**
+   * The node's state_dir: what it keeps there of its Redis outboxes tells a loss of
+   * one while the node was stopped. Without it a loss is seen only while running.
+   */
+  stateDir?: string;
+  /** The engine run's first bus sequence. @defaultValue 1 */
+  runFirstSequence?: number;
+  /** Told when Redis lost a sink's outbox. */
+  onLost?: (message: string) => void;
 }
 
 /**
@@ -39,12 +49,15 @@ const APPEND_TIMEOUT_MS = 3000;
 export class BullmqOutboxStore implements OutboxStore {
   readonly kind = 'redis' as const;
   private readonly outboxes = new Set<BullmqOutbox>();
+  private readonly memory: RedisOutboxMemory | undefined;
 
   private constructor(
     private readonly opts: BullmqOutboxStoreOptions,
     private readonly redis: Redis,
     private readonly budget: OutboxBudget,
-  ) {}
+  ) {
+    this.memory = opts.stateDir === undefined ? undefined : new RedisOutboxMemory(opts.stateDir);
+  }
 
   /** Connects the producer; rejects when Redis cannot be reached now. */
   static async connect(opts: BullmqOutboxStoreOptions): Promise<BullmqOutboxStore> {
@@ -98,6 +111,11 @@ export class BullmqOutboxStore implements OutboxStore {
         budget: this.budget,
         token: randomUUID(),
         onClose: (o) => this.outboxes.delete(o),
+        loss: {
+          runFirstSequence: this.opts.runFirstSequence ?? 1,
+          ...(this.memory && { memory: this.memory }),
+          ...(this.opts.onLost && { onLost: this.opts.onLost }),
+        },
       });
       this.outboxes.add(outbox);
       return outbox;

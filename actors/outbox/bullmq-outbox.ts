@@ -34,13 +34,14 @@ import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, Replay
 import { RetryAt, isOutOfMemory, jobData, jobOpts, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
-import { bullmqSinkState, countJobs } from './bullmq-sink-state.js';
+import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
 import { LeaseBook } from './lease-book.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
 import { within } from '../engine/within.js';
+import { RedisLossWatch, type LossWatchParts, type Recovery } from './redis-loss-watch.js';
 
 export interface BullmqOutboxParts {
   sink: string;
@@ -52,6 +53,8 @@ export interface BullmqOutboxParts {
   budget: OutboxBudget;
   token: string;
   onClose: (outbox: BullmqOutbox) => void;
+  /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
+  loss: Omit<LossWatchParts, 'sink' | 'redis' | 'keys'>;
 }
 
 /**
@@ -88,11 +91,16 @@ export class BullmqOutbox implements Outbox {
   /** Set by a failed append: Redis may still run its byte count later (see settleEmpty). */
   private suspect = false;
 
+  private watch!: RedisLossWatch;
+
   private constructor(private readonly p: BullmqOutboxParts) {
     this.sink = p.sink;
   }
 
-  /** Takes back the jobs a previous instance of this node left active, then loads the byte count. */
+  /**
+   * Takes back the jobs a previous instance of this node left active, loads the byte
+   * count, and tells whether Redis lost the outbox while the node was stopped.
+   */
   static async open(parts: BullmqOutboxParts): Promise<BullmqOutbox> {
     const { queue, redis, keys, budget, sink } = parts;
     // Newest first: each goes to the head of the queue, so the oldest ends up next.
@@ -100,7 +108,23 @@ export class BullmqOutbox implements Outbox {
     const counts = await countJobs(queue);
     if (counts.pending === 0 && counts.dead_letters === 0) await resetEmpty(redis, keys);
     budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
-    return new BullmqOutbox(parts);
+    const outbox = new BullmqOutbox(parts);
+    outbox.watch = await RedisLossWatch.open({ ...parts.loss, sink, redis, keys }, (r) => outbox.restore(r));
+    await outbox.state();
+    outbox.watch.remember();
+    return outbox;
+  }
+
+  /** After Redis lost the outbox: the counters and gaps as last read, the byte count as Redis now has it, the loss as a gap. */
+  private async restore(r: Recovery): Promise<void> {
+    const { redis, keys, budget } = this.p;
+    const { total_delivered, total_failed, replay_gaps, gaps } = r.counters;
+    const m = redis.multi().hincrby(keys.state, 'total_delivered', total_delivered).hincrby(keys.state, 'total_failed', total_failed);
+    m.hincrby(keys.state, 'replay_gaps', replay_gaps);
+    if (gaps.length > 0) m.rpush(keys.gaps, ...gaps.map((g) => JSON.stringify(g)));
+    await m.exec();
+    budget.load(this.sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
+    if (r.gap) await this.recordGap(r.gap, false);
   }
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
@@ -108,6 +132,7 @@ export class BullmqOutbox implements Outbox {
     if (entries.length === 0) return;
     this.appends++;
     this.appending++;
+    const done = this.watch.appending(entries.map((e) => e.sequence));
     try {
       await this.appendNow(entries);
     } catch (err) {
@@ -115,6 +140,7 @@ export class BullmqOutbox implements Outbox {
       throw err;
     } finally {
       this.appending--;
+      done();
     }
   }
 
@@ -280,7 +306,11 @@ export class BullmqOutbox implements Outbox {
   async state(): Promise<OutboxState> {
     this.assertOpen();
     await this.payOwed();
-    return this.owed.adjust(await bullmqSinkState(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason));
+    const read = (): Promise<SinkRead> => readBullmqSink(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason);
+    const mark = this.watch.mark();
+    let found = await read();
+    if (await this.watch.check(found, mark)) found = await read();
+    return this.owed.adjust(found.state);
   }
 
   /**
@@ -323,6 +353,7 @@ export class BullmqOutbox implements Outbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.watch.remember();
     const leased = this.leases.values().reverse();
     this.leases.clear();
     this.appended.clear();

@@ -7,16 +7,26 @@ import type { SinkKeys } from './bullmq-keys.js';
 const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
- * The oldest append time among pending jobs. Members whose job was completed (removed)
- * or dead-lettered (finishedOn set) are left over from a crash between the job's move
- * and the ZREM: they are dropped on the way.
+ * The oldest pending job's append time, and the lowest bus sequence pending ('' when
+ * no job data can be read): the jobs of one append share its time and a later append
+ * has higher sequences, so it is the lowest among the jobs of the oldest time. Members
+ * whose job was completed (removed) or dead-lettered (finishedOn set) are left over
+ * from a crash between the job's move and the ZREM: they are dropped on the way.
  */
 const OLDEST_PENDING = `
 while true do
   local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   if #top == 0 then return false end
   local job = ARGV[1] .. top[1]
-  if redis.call('EXISTS', job) == 1 and redis.call('HEXISTS', job, 'finishedOn') == 0 then return top[2] end
+  if redis.call('EXISTS', job) == 1 and redis.call('HEXISTS', job, 'finishedOn') == 0 then
+    local lowest = nil
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], top[2], top[2])) do
+      local ok, data = pcall(cjson.decode, redis.call('HGET', ARGV[1] .. id, 'data') or '')
+      if ok and type(data) == 'table' and type(data.sequence) == 'number' and (lowest == nil or data.sequence < lowest) then lowest = data.sequence end
+    end
+    if lowest == nil then return {top[2], ''} end
+    return {top[2], string.format('%d', lowest)}
+  end
   redis.call('ZREM', KEYS[1], top[1])
 end`;
 
@@ -26,6 +36,8 @@ export interface StateHash {
   replay_gaps: number;
   bytes: number;
   last_error: { message: string; at_unix_ms: number } | null;
+  /** Set by the outbox that made the hash (bullmq-outbox.ts); its absence tells Redis lost it. */
+  store_id: string | null;
 }
 
 async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
@@ -37,6 +49,7 @@ async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
     replay_gaps: n('replay_gaps'),
     bytes: n('bytes'),
     last_error: h['last_error'] ? (JSON.parse(h['last_error']) as StateHash['last_error']) : null,
+    store_id: h['store_id'] ?? null,
   };
 }
 
@@ -46,20 +59,27 @@ export async function countJobs(queue: Queue): Promise<{ pending: number; dead_l
   return { pending, dead_letters: counts['failed'] ?? 0 };
 }
 
+/** One read of a sink in Redis: its state, the id of the store that made it, the oldest pending job's sequence. */
+export interface SinkRead {
+  state: OutboxState;
+  storeId: string | null;
+  oldestSequence: number | null;
+}
+
 /** A sink's state as Redis holds it; shared by the live store and the offline reader. */
-export async function bullmqSinkState(
-  queue: Queue,
-  redis: Redis,
-  keys: SinkKeys,
-  blocked: WriteBlockReason | null,
-): Promise<OutboxState> {
-  const [hash, counts, gaps, oldest] = await Promise.all([
+export async function bullmqSinkState(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
+  return (await readBullmqSink(queue, redis, keys, blocked)).state;
+}
+
+export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<SinkRead> {
+  const [hash, counts, gaps, top] = await Promise.all([
     readStateHash(redis, keys),
     countJobs(queue),
     redis.lrange(keys.gaps, 0, -1),
-    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base) as Promise<string | null>,
+    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base) as Promise<[string, string] | null>,
   ]);
-  return {
+  const oldest = top?.[0] ?? null;
+  const state: OutboxState = {
     pending: counts.pending,
     total_delivered: hash.total_delivered,
     total_failed: hash.total_failed,
@@ -70,4 +90,5 @@ export async function bullmqSinkState(
     dead_letters: counts.dead_letters,
     gaps: gaps.map((g) => JSON.parse(g) as ReplayGap),
   };
+  return { state, storeId: hash.store_id, oldestSequence: top && top[1] !== '' ? Number(top[1]) : null };
 }

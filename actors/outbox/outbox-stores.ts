@@ -16,6 +16,15 @@ export interface OutboxStores {
   close(): Promise<void>;
 }
 
+export interface OutboxStoreEvents {
+  onRedisError: (err: Error) => void;
+  unreachable: (message: string) => void;
+  /** Redis lost a sink's outbox (redis-loss-watch.ts). */
+  lost: (message: string) => void;
+  /** The engine run's first bus sequence. */
+  runFirstSequence: number;
+}
+
 /**
  * Opens the node's outbox stores: the embedded one always (it is the whole outbox
  * without Redis, and the spill store beside Redis), BullMQ when `redis` is configured.
@@ -24,11 +33,7 @@ export interface OutboxStores {
  * this run (nothing is lost; they move back to Redis at the next start) and
  * `unreachable` says so.
  */
-export async function openOutboxStores(
-  config: WeirConfig,
-  onRedisError: (err: Error) => void,
-  unreachable: (message: string) => void,
-): Promise<OutboxStores> {
+export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, runFirstSequence }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   let redis: BullmqOutboxStore | null = null;
   if (config.redis) {
@@ -38,6 +43,9 @@ export async function openOutboxStores(
       nodeId: config.node.id,
       limits: config.outbox,
       onError: onRedisError,
+      stateDir: config.node.state_dir,
+      runFirstSequence,
+      onLost: lost,
     }).catch((err: unknown) => {
       unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until the next start`);
       return null;

@@ -1,12 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { ofType, readJsonl } from '../support/jsonl.js';
+import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { startRedisServer } from '../support/redis-server.js';
+import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, deliveredAll, sourcePortOf } from './webhook-expect.js';
@@ -160,6 +162,86 @@ test('a SIGTERM while Redis hangs with deliveries in flight still ends the node;
     assert.equal([...completedById(receiver.acknowledged()).values()].map(sourcePortOf).sort(), [...ports].sort());
   } finally {
     redis.thaw();
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+/** Redis comes back without its data: killed, its AOF removed, started again. */
+async function restartEmpty(redis: RedisServer): Promise<void> {
+  await redis.kill9();
+  for (const entry of fs.readdirSync(redis.dir)) fs.rmSync(path.join(redis.dir, entry), { recursive: true, force: true });
+  await redis.restart();
+}
+
+/** The sequences of the flow.completed the receiver never acknowledged, from the node's JSONL archive. */
+function undelivered(events: string, receiver: { acknowledged(): Record<string, unknown>[] }): number[] {
+  const acked = new Set(receiver.acknowledged().map((e) => e['event_id']));
+  return ofType(readJsonl(events), 'flow.completed')
+    .filter((e) => !acked.has(e.event_id))
+    .map((e) => e.sequence);
+}
+
+/** The outbox_lost warnings in the node's JSONL archive, once there is one (the archive is written in batches). */
+async function lossWarnings(events: string): Promise<JsonEnvelope[]> {
+  const lost = (es: JsonEnvelope[]): JsonEnvelope[] => ofType(es, 'engine.warning').filter((e) => e.payload['code'] === 'outbox_lost');
+  return lost(await waitForEvents(events, (es) => lost(es).length > 0, WAIT_MS, 'an outbox_lost warning'));
+}
+
+function assertCovered(lost: readonly number[], gaps: readonly { from_sequence: number; to_sequence: number }[]): void {
+  for (const seq of lost) assert.ok(gaps.some((g) => g.from_sequence <= seq && seq <= g.to_sequence), `sequence ${seq} is in a gap: ${JSON.stringify(gaps)}`);
+}
+
+test('Redis restarted without its data while the node runs: the pending flow.completed are a replay gap, the counters stay, a warning says so', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  receiver.respond(() => ({ status: 200 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), backoff_base_ms: 5000, backoff_max_ms: 5000 } });
+  try {
+    await hn.curlFlows(3);
+    await hn.sinkWhen((s) => s.total_delivered === 3, 'three delivered');
+    receiver.respond(() => ({ status: 500 }));
+    await hn.curlFlows(4);
+    const before = await hn.sinkWhen((s) => s.pending === 4 && s.total_failed >= 4, 'four pending in Redis, each failed once');
+    await restartEmpty(redis);
+
+    const after = await hn.sinkWhen((s) => s.replay_gaps === 1, 'the loss counted as a replay gap', { timeoutMs: 15_000 });
+    const lost = undelivered(hn.events, receiver);
+    assert.is(lost.length, 4);
+    assertCovered(lost, after.gaps ?? []);
+    assert.ok(after.total_delivered >= before.total_delivered && after.total_failed >= before.total_failed, JSON.stringify(after));
+    const warnings = await lossWarnings(hn.events);
+    assert.is(warnings.length, 1);
+    assert.match(String(warnings[0]!.payload['message']), 'Redis lost the outbox of sink "hook" while the node ran');
+
+    // Delivery goes on for what comes after.
+    receiver.respond(() => ({ status: 200 }));
+    const later = await hn.curlFlows(2);
+    await waitFor(() => later.every((p) => [...completedById(receiver.acknowledged()).values()].map(sourcePortOf).includes(p)), WAIT_MS, 'the later two delivered');
+  } finally {
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test('Redis restarted without its data while the node was stopped: the next start counts the pending ones as a replay gap', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  receiver.respond(() => ({ status: 500 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() } });
+  try {
+    await hn.curlFlows(3);
+    const before = await hn.sinkWhen((s) => s.pending === 3 && s.total_failed >= 3, 'three pending in Redis');
+    assert.is(await hn.node.stop(), 0);
+    await restartEmpty(redis);
+    await hn.restart();
+
+    const after = await hn.sinkWhen((s) => s.replay_gaps === 1, 'the loss counted as a replay gap');
+    assertCovered(undelivered(hn.events, receiver), after.gaps ?? []);
+    assert.ok(after.total_failed >= before.total_failed, JSON.stringify(after));
+    const warnings = await lossWarnings(hn.events);
+    assert.match(String(warnings[0]!.payload['message']), 'while the node was stopped');
+  } finally {
     await stopAll(hn, receiver, origin, redis);
   }
 });

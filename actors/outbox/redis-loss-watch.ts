@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { SinkKeys } from './bullmq-keys.js';
+import type { SinkRead } from './bullmq-sink-state.js';
+import type { RedisOutboxMemory } from './redis-outbox-memory.js';
+
+export interface LossWatchParts {
+  sink: string;
+  redis: Redis;
+  keys: SinkKeys;
+  /** Where the node keeps what it knows of its Redis outboxes; without it a loss is seen only while running. */
+  memory?: RedisOutboxMemory;
+  /** The first bus sequence of this engine run: every earlier event was published before this open. */
+  runFirstSequence: number;
+  /** Told when Redis lost the outbox (engine.warning outbox_lost). */
+  onLost?: (message: string) => void;
+}
+
+/** What a recovery puts back: the gap, and the counters as last read. */
+export interface Recovery {
+  gap: ReplayGap | null;
+  counters: Pick<OutboxState, 'total_delivered' | 'total_failed' | 'replay_gaps' | 'gaps'>;
+  when: string;
+}
+
+const NO_COUNTERS: Recovery['counters'] = { total_delivered: 0, total_failed: 0, replay_gaps: 0, gaps: [] };
+
+/**
+ * Tells when Redis lost a sink's outbox: restarted without its data (no AOF, a failover
+ * to an empty replica) or flushed, while the node ran or while it was stopped. Without
+ * it the pending flow.completed went missing with nothing said, and the all-time
+ * counters fell to 0. The sink's state hash carries a `store_id` set at the first open;
+ * a read that finds it gone is the loss. The events it may have held are counted as a
+ * replay gap, from the lowest sequence that could still be pending (`floor`, moved on
+ * with each read) to the highest appended, and the counters are put back as last read.
+ */
+export class RedisLossWatch {
+  private floor: number;
+  private appendedThrough: number;
+  /** The lowest sequence of each append under way. */
+  private readonly inFlight = new Set<number>();
+  private last: Recovery['counters'] = NO_COUNTERS;
+  private recovering: Promise<void> | null = null;
+
+  private constructor(
+    private readonly p: LossWatchParts,
+    private readonly storeId: string,
+    private readonly recover: (r: Recovery) => Promise<void>,
+  ) {
+    this.floor = p.runFirstSequence;
+    this.appendedThrough = p.runFirstSequence - 1;
+  }
+
+  /**
+   * Marks the state hash as this outbox's (an existing mark is kept). One the node had
+   * opened before and Redis no longer holds was lost while the node was stopped:
+   * `recover` is called with what the memory kept.
+   */
+  static async open(p: LossWatchParts, recover: (r: Recovery) => Promise<void>): Promise<RedisLossWatch> {
+    const found = await p.redis.hget(p.keys.state, 'store_id');
+    const watch = new RedisLossWatch(p, found ?? randomUUID(), recover);
+    if (found) return watch;
+    const before = p.memory?.get(p.sink);
+    if (!before) {
+      await p.redis.hset(p.keys.state, 'store_id', watch.storeId);
+      return watch;
+    }
+    await watch.recovered({
+      gap: gapOf(before.floor, p.runFirstSequence - 1),
+      counters: { total_delivered: before.total_delivered, total_failed: before.total_failed, replay_gaps: before.replay_gaps, gaps: [] },
+      when: 'while the node was stopped',
+    });
+    return watch;
+  }
+
+  /** Called as an append of `sequences` begins; `done` when it ended, however. */
+  appending(sequences: readonly number[]): () => void {
+    const low = Math.min(...sequences);
+    this.appendedThrough = Math.max(this.appendedThrough, ...sequences);
+    this.inFlight.add(low);
+    return () => this.inFlight.delete(low);
+  }
+
+  /** Taken right before a read: what of the appends under way and to come the read may not show yet. */
+  mark(): number {
+    return Math.min(this.appendedThrough + 1, ...this.inFlight);
+  }
+
+  /** Takes a read begun at `mark`; resolves true when it found the outbox lost (and recovered it: read again). */
+  async check(read: SinkRead, mark: number): Promise<boolean> {
+    if (read.storeId === this.storeId) {
+      this.floor = Math.min(read.oldestSequence ?? Infinity, mark);
+      this.last = read.state;
+      return false;
+    }
+    this.recovering ??= this.recovered({ gap: gapOf(this.floor, this.appendedThrough), counters: this.last, when: 'while the node ran' }).finally(
+      () => (this.recovering = null),
+    );
+    await this.recovering;
+    // What came before is delivered or in the gap now.
+    this.floor = mark;
+    return true;
+  }
+
+  /** Writes down what a next open needs to tell a loss while the node was stopped. */
+  remember(): void {
+    const { total_delivered, total_failed, replay_gaps } = this.last;
+    this.p.memory?.set(this.p.sink, { store_id: this.storeId, floor: this.floor, total_delivered, total_failed, replay_gaps });
+  }
+
+  private async recovered(r: Recovery): Promise<void> {
+    await this.p.redis.hset(this.p.keys.state, 'store_id', this.storeId);
+    await this.recover(r);
+    const range = r.gap ? `events ${r.gap.from_sequence}..${r.gap.to_sequence} it may have held are counted as a replay gap` : 'nothing was pending in it';
+    this.p.onLost?.(
+      `Redis lost the outbox of sink "${this.p.sink}" ${r.when} (restarted without its data, or flushed): ${range}; its counters are restored as last read`,
+    );
+  }
+}
+
+function gapOf(from: number, to: number): ReplayGap | null {
+  return from <= to ? { from_sequence: from, to_sequence: to, at_unix_ms: Date.now() } : null;
+}
