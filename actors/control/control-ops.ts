@@ -107,6 +107,9 @@ export class ControlOps {
   /** Switches a selector to one of its direct members and emits policy.selected. */
   select(selectorTag: string, memberTag: string): { policy_tag: string; selected: string; previous: string } {
     const policy = this.engine.outbounds.policies.get(selectorTag);
+    if (policy instanceof UrlTestPolicy) {
+      throw new ControlError('POLICY_NOT_FOUND', `"${selectorTag}" is a url_test group, not a selector: its choice follows its probes`);
+    }
     if (!(policy instanceof SelectorPolicy)) {
       throw new ControlError('POLICY_NOT_FOUND', `no selector "${selectorTag}"`);
     }
@@ -116,10 +119,13 @@ export class ControlOps {
       });
     }
     const previous = policy.select(memberTag);
-    this.engine.bus.publish({
-      event_type: 'policy.selected',
-      payload: { policy_tag: selectorTag, policy_kind: 'selector', selected: memberTag, previous },
-    });
+    // policy.selected tells of a switch: choosing the member already chosen is none.
+    if (previous !== memberTag) {
+      this.engine.bus.publish({
+        event_type: 'policy.selected',
+        payload: { policy_tag: selectorTag, policy_kind: 'selector', selected: memberTag, previous },
+      });
+    }
     return { policy_tag: selectorTag, selected: memberTag, previous };
   }
 

@@ -81,7 +81,7 @@ test('select of a non-member or of no selector fails and emits no policy.selecte
   });
   const nested = await node.api('/api/v1/policies/auto/select', { method: 'POST', body: { member: 'direct' } });
   assert.is(nested.status, 404, 'a url_test group is not a selector');
-  assert.is(nested.json.code, 'POLICY_NOT_FOUND');
+  assert.equal([nested.json.code, nested.json.detail], ['POLICY_NOT_FOUND', '"auto" is a url_test group, not a selector: its choice follows its probes']);
   const unknown = await node.api('/api/v1/policies/nope/select', { method: 'POST', body: { member: 'direct' } });
   assert.is(unknown.status, 404);
   assert.is(unknown.json.code, 'POLICY_NOT_FOUND');
@@ -100,6 +100,15 @@ test('select of a member emits policy.selected; a url_test member keeps its tag'
   const proxy = (await node.api('/api/v1/policies')).json.policies.find((p: { tag: string }) => p.tag === 'proxy');
   assert.is(proxy.selected, 'auto');
   await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: 'direct' } });
+  await waitFor(() => (selected().at(-1)?.payload as { selected?: string } | undefined)?.selected === 'direct', WAIT_MS, 'policy.selected of direct');
+});
+
+test('selecting the member already selected answers it and emits no policy.selected: nothing switched', async () => {
+  const before = selected().length;
+  const res = await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: 'direct' } });
+  assert.equal([res.status, res.json], [200, { policy_tag: 'proxy', selected: 'direct', previous: 'direct' }]);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.is(selected().length, before);
 });
 
 test('a manual probe of a url_test group answers its round and emits policy.probe.completed', async () => {

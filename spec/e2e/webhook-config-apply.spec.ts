@@ -62,7 +62,7 @@ test('config.apply registers a Webhook sink idempotently, refuses bad bodies who
       const refused = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [bad] } });
       assert.is(refused.status, 422, refused.text);
       assert.is(refused.json.code, 'CONFIG_INVALID');
-      assert.match(refused.json.detail, /event_sinks\[1\]/);
+      assert.match(refused.json.detail, /upsert_sinks\[0\]/);
     }
     assert.equal(await sinkTags(hn), ['archive', 'billing'], 'nothing changed');
     assert.is(fs.readFileSync(overlay, 'utf8'), overlayBefore, 'nothing persisted');
