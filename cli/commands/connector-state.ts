@@ -1,9 +1,9 @@
-import { loadConfigFile } from '../../actors/config/load-config.js';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
 import { readSinkOutboxState } from '../../actors/outbox/read-sink-state.js';
 import { readConnectorState } from '../../actors/sinks/connector-state-file.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson, table } from '../format.js';
+import { fileConfigSource } from './run.js';
 import { printProblems } from './validate.js';
 
 type ConnectorReport = ConnectorState & { state_known: boolean };
@@ -29,15 +29,16 @@ function unknownState(tag: string, type: string): ConnectorReport {
 }
 
 /**
- * `weir connector state [--json] <config_file>`, offline: one entry per sink of the
- * config. A Webhook sink's state is read from its outbox itself (exact even after a
+ * `weir connector state [--json] <config_file>`, offline: one entry per sink the node
+ * runs on that file, the sinks a controller registered with config.apply (kept in the
+ * state dir) included: after a crash the billing sink's backlog is the one to see. A Webhook sink's state is read from its outbox itself (exact even after a
  * kill -9); a JSONL sink's is the one the node last saved in the state dir. Zeros and
  * `state_known: false` when nothing is known of a sink.
  */
 export async function connectorCommand(args: readonly string[], json: boolean): Promise<number> {
   const [sub, file, ...rest] = args;
   if (sub !== 'state' || !file || rest.length > 0) throw new UsageError('usage: weir connector state [--json] <config_file>');
-  const loaded = loadConfigFile(file);
+  const loaded = fileConfigSource(file).load();
   if (!loaded.ok) {
     printProblems(file, loaded.problems);
     return EXIT.failure;

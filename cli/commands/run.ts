@@ -5,12 +5,17 @@ import { EXIT } from '../exit-codes.js';
 import { startNodeRuntime, type NodeRuntime } from '../node-runtime.js';
 import { printProblems } from './validate.js';
 
-/** Where `weir run` without a config keeps its state. */
+/** Where `weir run` without a config (or a config without node.state_dir) keeps its state. */
 const DEFAULT_STATE_DIR = process.env['WEIR_STATE_DIR'] ?? './state';
+
+/** The config `weir run -c file` runs on: the file with what config.apply kept in its state dir. */
+export function fileConfigSource(file: string): ConfigSource {
+  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR));
+}
 
 function configSource(file: string | undefined): ConfigSource {
   const stateDir = path.resolve(DEFAULT_STATE_DIR);
-  if (file) return new ConfigSource(path.resolve(file), stateDir);
+  if (file) return fileConfigSource(file);
   const { created } = ensureApiKey(stateDir);
   if (created) {
     process.stderr.write(`weir: generated an API key in ${path.join(stateDir, 'api_key')} (mode 0600); send it as "Authorization: Bearer <key>"\n`);

@@ -6,6 +6,7 @@ import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
+import { runWeir } from '../support/weir-bin.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, type HookNode, stopAll } from './webhook-node.js';
@@ -69,6 +70,11 @@ test('config.apply registers a Webhook sink idempotently, refuses bad bodies who
 
     assert.is(await hn.node.stop(), 0);
     logs.push(hn.node.stdout(), hn.node.stderr());
+    const offline = await runWeir(['connector', 'state', '--json', hn.configPath]);
+    assert.is(offline.code, 0, offline.stderr);
+    logs.push(offline.stdout, offline.stderr);
+    const known = (JSON.parse(offline.stdout) as { tag: string; state_known: boolean }[]).map((s) => [s.tag, s.state_known]);
+    assert.equal(known, [['archive', true], ['billing', true]], 'the applied sink is shown offline too');
     await hn.restart();
     assert.equal(await sinkTags(hn), ['archive', 'billing'], 'the applied sink outlives a restart');
     await delivered(receiver, await hn.curlFlow());
