@@ -135,6 +135,7 @@ export class Engine {
   private sinkOf(c: SinkConfig): Sink {
     return buildSink(c, {
       nodeId: this.current.node.id,
+      stateDir: this.current.node.state_dir,
       bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
       publish: (e) => this.bus.publish(e),

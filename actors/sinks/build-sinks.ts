@@ -2,12 +2,15 @@ import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
 import type { Outbox } from '../contracts/outbox.js';
-import type { Sink } from '../contracts/sink.js';
+import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
+import { readConnectorState } from './connector-state-file.js';
 import { JsonlSink } from './jsonl-sink.js';
 
 export interface SinkDeps {
   nodeId: string;
+  /** Where the node saves its connector state (connector-state-file.ts). */
+  stateDir: string;
   bus: EventBus;
   openOutbox: (sink: string) => Promise<Outbox>;
   publish: (event: BusEvent) => void;
@@ -17,8 +20,17 @@ export interface SinkDeps {
 export function buildSink(config: SinkConfig, deps: SinkDeps): Sink {
   switch (config.type) {
     case 'jsonl':
-      return new JsonlSink(config, deps.nodeId, deps.bus);
+      return new JsonlSink(config, deps.nodeId, deps.bus, savedState(deps.stateDir, config.tag, 'jsonl'));
     case 'webhook':
       return new WebhookSink(config, deps);
+  }
+}
+
+/** The state the node last saved of the sink `tag` of `type`; none when unknown or unreadable. */
+function savedState(stateDir: string, tag: string, type: string): ConnectorState | undefined {
+  try {
+    return readConnectorState(stateDir)?.find((s) => s.tag === tag && s.type === type);
+  } catch {
+    return undefined;
   }
 }

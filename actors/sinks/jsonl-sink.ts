@@ -8,7 +8,9 @@ import { JsonlWriter } from './jsonl-writer.js';
 
 /**
  * Appends the sink's filtered envelopes to a JSONL file with the node id as
- * source_id. flow.snapshot never reaches it: the bus does not carry snapshots.
+ * source_id. flow.snapshot never reaches it: the bus does not carry snapshots. Its
+ * counters go on from the state the node last saved of it (`previous`), as a Webhook
+ * sink's do from its outbox: replay_gaps in particular is not cleared by a restart.
  */
 export class JsonlSink implements Sink {
   readonly type = 'jsonl';
@@ -21,6 +23,7 @@ export class JsonlSink implements Sink {
     private readonly config: JsonlSinkConfig,
     private readonly nodeId: string,
     private readonly bus: EventBus,
+    private readonly previous?: ConnectorState,
   ) {
     this.writer = new JsonlWriter({
       path: config.path,
@@ -52,14 +55,15 @@ export class JsonlSink implements Sink {
 
   state(): ConnectorState {
     const s = this.writer.stats;
+    const before = this.previous;
     return {
       tag: this.tag,
       type: this.type,
       pending: s.pending,
-      total_delivered: s.linesWritten,
-      total_failed: 0,
-      replay_gaps: (s.dropped > 0 ? 1 : 0) + this.lostRanges,
-      last_error: s.lastError,
+      total_delivered: (before?.total_delivered ?? 0) + s.linesWritten,
+      total_failed: before?.total_failed ?? 0,
+      replay_gaps: (before?.replay_gaps ?? 0) + (s.dropped > 0 ? 1 : 0) + this.lostRanges,
+      last_error: s.lastError ?? before?.last_error ?? null,
       outbox_storage: { write_blocked: false },
     };
   }

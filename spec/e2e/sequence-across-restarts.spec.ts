@@ -2,23 +2,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SEQUENCE_BLOCK } from '../../actors/files/sequence-reservation.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
 import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
-import { e2eConfig, eventsPath } from '../support/node-config.js';
+import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
-import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { SseClient } from './support-http-clients.js';
-
-const KEY = 'e2e-api-key-not-a-secret';
-
-async function restartableConfig(): Promise<{ config: Record<string, unknown>; control: string; events: string }> {
-  const stateDir = tempDir();
-  const [socks, control] = await freePorts(2);
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socks }] });
-  config['control'] = { listen: `127.0.0.1:${control}`, api_key: KEY };
-  return { config, control: `http://127.0.0.1:${control}`, events: eventsPath(stateDir) };
-}
 
 async function startedSequences(events: string, runs: number): Promise<number[]> {
   const all = await waitForEvents(events, (es) => ofType(es, 'engine.started').length >= runs, WAIT_MS, `engine.started of run ${runs}`);
@@ -38,7 +26,7 @@ test('sequence goes on across a clean restart, and an SSE client resuming with a
   try {
     assert.equal(await startedSequences(events, 2), [1, last.sequence + 1]);
     // An id the first run gave: the client has seen nothing of this run yet.
-    const sse = new SseClient(`${control}/api/v1/events/stream?types=engine.started,stats.sampled`, { key: KEY, lastEventId: '2' });
+    const sse = new SseClient(`${control}/api/v1/events/stream?types=engine.started,stats.sampled`, { key: RESTARTABLE_API_KEY, lastEventId: '2' });
     try {
       await waitFor(() => sse.envelopes.length >= 2, WAIT_MS, 'the replay');
       const [replayed] = sse.envelopes;

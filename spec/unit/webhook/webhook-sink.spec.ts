@@ -13,9 +13,11 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
   const result = parseConfig(designExample(), { baseDir: '/tmp', env: EXAMPLE_ENV });
   assert.ok(result.ok);
   const config = result.config.event_sinks.find((s): s is WebhookSinkConfig => s.type === 'webhook')!;
-  const store = new LmdbOutboxStore({ stateDir: tempDir('weir-webhook-sink-'), limits: ROOMY });
+  const stateDir = tempDir('weir-webhook-sink-');
+  const store = new LmdbOutboxStore({ stateDir, limits: ROOMY });
   const sink = new WebhookSink(config, {
     nodeId: 'n1',
+    stateDir,
     bus: new EventBus({ ringCapacity: 16, ringMaxBytes: 1 << 16 }),
     openOutbox: (tag) => store.open(tag),
     publish: () => {},
