@@ -36,7 +36,9 @@ export function nodeOutboxKey(nodeId: string): string {
   return `weir:${enc(nodeId)}:outbox`;
 }
 
+export const JOB_ID_PREFIX = 'ev-';
+
 /** The job id of an event: deterministic, so adding an event that is still queued adds nothing. */
 export function jobIdFor(eventId: string): string {
-  return `ev-${enc(eventId)}`;
+  return `${JOB_ID_PREFIX}${enc(eventId)}`;
 }

@@ -1,17 +1,19 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
-import type { SinkKeys } from './bullmq-keys.js';
+import { JOB_ID_PREFIX, type SinkKeys } from './bullmq-keys.js';
 
 /** The BullMQ states an unacknowledged, not dead-lettered job can be in. */
 const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
  * The oldest pending job's append time, and the lowest bus sequence pending ('' when
- * no job data can be read): the jobs of one append share its time and a later append
- * has higher sequences, so it is the lowest among the jobs of the oldest time. Members
- * whose job was completed (removed) or dead-lettered (finishedOn set) are left over
- * from a crash between the job's move and the ZREM: they are dropped on the way.
+ * none can be read): the jobs of one append (up to 1000) share its time and a later
+ * append has higher sequences, so it is the lowest among the jobs of the oldest time.
+ * A job id ends with its event's sequence (ev-<epoch>-<sequence>: bullmq-keys.ts,
+ * event-bus.ts), read without fetching the job's data; ARGV[2] is the id's prefix.
+ * Members whose job was completed (removed) or dead-lettered (finishedOn set) are left
+ * over from a crash between the job's move and the ZREM: they are dropped on the way.
  */
 const OLDEST_PENDING = `
 while true do
@@ -21,8 +23,8 @@ while true do
   if redis.call('EXISTS', job) == 1 and redis.call('HEXISTS', job, 'finishedOn') == 0 then
     local lowest = nil
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], top[2], top[2])) do
-      local ok, data = pcall(cjson.decode, redis.call('HGET', ARGV[1] .. id, 'data') or '')
-      if ok and type(data) == 'table' and type(data.sequence) == 'number' and (lowest == nil or data.sequence < lowest) then lowest = data.sequence end
+      local sequence = string.sub(id, 1, #ARGV[2]) == ARGV[2] and tonumber(string.match(id, '%-(%d+)$') or '') or nil
+      if sequence ~= nil and (lowest == nil or sequence < lowest) then lowest = sequence end
     end
     if lowest == nil then return {top[2], ''} end
     return {top[2], string.format('%d', lowest)}
@@ -76,7 +78,7 @@ export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys,
     readStateHash(redis, keys),
     countJobs(queue),
     redis.lrange(keys.gaps, 0, -1),
-    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base) as Promise<[string, string] | null>,
+    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX) as Promise<[string, string] | null>,
   ]);
   const oldest = top?.[0] ?? null;
   const state: OutboxState = {
