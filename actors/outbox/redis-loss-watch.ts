@@ -61,7 +61,7 @@ export class RedisLossWatch {
     const found = await p.redis.hget(p.keys.state, 'store_id');
     const watch = new RedisLossWatch(p, found ?? randomUUID(), recover);
     if (found) return watch;
-    const before = p.memory?.get(p.sink);
+    const before = p.memory?.get(p.keys.state);
     if (!before) {
       await p.redis.hset(p.keys.state, 'store_id', watch.storeId);
       return watch;
@@ -106,7 +106,7 @@ export class RedisLossWatch {
   /** Writes down what a next open needs to tell a loss while the node was stopped. */
   remember(): void {
     const { total_delivered, total_failed, replay_gaps } = this.last;
-    this.p.memory?.set(this.p.sink, { store_id: this.storeId, floor: this.floor, total_delivered, total_failed, replay_gaps });
+    this.p.memory?.set(this.p.keys.state, { store_id: this.storeId, floor: this.floor, total_delivered, total_failed, replay_gaps });
   }
 
   private async recovered(r: Recovery): Promise<void> {

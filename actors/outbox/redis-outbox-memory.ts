@@ -32,14 +32,15 @@ export class RedisOutboxMemory {
     this.file = path.join(stateDir, MEMORY_FILE);
   }
 
-  get(sink: string): RememberedOutbox | undefined {
-    return this.read()[sink];
+  /** `stateKey` is the sink's state hash key: it names the node id and the tag, so a node renamed does not see its old outboxes as lost. */
+  get(stateKey: string): RememberedOutbox | undefined {
+    return this.read()[stateKey];
   }
 
   /** Best effort: a state_dir that cannot be written only loses this safeguard. */
-  set(sink: string, value: RememberedOutbox): void {
+  set(stateKey: string, value: RememberedOutbox): void {
     const all = this.read();
-    all[sink] = value;
+    all[stateKey] = value;
     try {
       writeJsonFileSync(this.file, all);
     } catch {
