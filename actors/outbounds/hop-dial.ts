@@ -1,12 +1,13 @@
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import type { DialResult } from '../contracts/outbound.js';
+import { plainIp } from '../net/plain-ip.js';
 import { refuseUnsendable, refuseUnspecified } from './dialable-target.js';
 import { firstHopFailure, negotiationFailure } from './hop-failure.js';
 import { negotiateHttp } from './hop-http.js';
 import { negotiateSocks } from './hop-socks.js';
 import { hopEndpoint, relayHopOf, type Hop } from './hop.js';
-import { connectedIp, tcpConnect } from './tcp-connect.js';
+import { tcpConnect } from './tcp-connect.js';
 
 function negotiate(socket: Socket, hop: Hop, dest: Endpoint, remainingMs: number): Promise<number> {
   return hop.protocol === 'socks' ? negotiateSocks(socket, hop, dest, remainingMs) : negotiateHttp(socket, hop, dest);
@@ -34,7 +35,6 @@ export async function dialHops(hops: readonly Hop[], target: Endpoint, timeoutMs
   } catch (err) {
     throw firstHopFailure(err, first);
   }
-  const resolvedIp = connectedIp(socket, firstServer);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -64,6 +64,8 @@ export async function dialHops(hops: readonly Hop[], target: Endpoint, timeoutMs
     relay_chain: hops.map(relayHopOf),
     handshake: { rx: socket.bytesRead - surplus, tx: socket.bytesWritten },
   };
-  if (resolvedIp) result.resolved_ip = resolvedIp;
+  // The last hop resolves a name target: the node knows the target's address only when
+  // it is one (the first hop's address is the path's, not the target's).
+  if (isIP(target.host) !== 0) result.resolved_ip = plainIp(target.host);
   return result;
 }

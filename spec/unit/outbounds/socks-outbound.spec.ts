@@ -42,6 +42,8 @@ test('sends a host name target to the hop as a domain address', async () => {
   assert.equal(hop.requests, [`localhost:${origin.port}`]);
   // request: 4 + length byte + 9 + port 2
   assert.is(dial.handshake.tx, 3 + 16);
+  // The hop resolved the name, not the node: the target's address is not known here.
+  assert.is(dial.resolved_ip, undefined);
   dial.socket.destroy();
   await hop.close();
   await origin.close();
