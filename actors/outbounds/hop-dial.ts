@@ -1,7 +1,7 @@
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import type { DialResult } from '../contracts/outbound.js';
-import { plainIp } from '../net/plain-ip.js';
+import { literalIp } from '../net/plain-ip.js';
 import { refuseUnsendable, refuseUnspecified } from './dialable-target.js';
 import { firstHopFailure, negotiationFailure } from './hop-failure.js';
 import { negotiateHttp } from './hop-http.js';
@@ -66,6 +66,7 @@ export async function dialHops(hops: readonly Hop[], target: Endpoint, timeoutMs
   };
   // The last hop resolves a name target: the node knows the target's address only when
   // it is one (the first hop's address is the path's, not the target's).
-  if (isIP(target.host) !== 0) result.resolved_ip = plainIp(target.host);
+  const resolvedIp = literalIp(target.host);
+  if (resolvedIp) result.resolved_ip = resolvedIp;
   return result;
 }

@@ -4,6 +4,7 @@ import { dialFailure } from '../errors/flow-failure.js';
 import { FlowCancelledError, type FlowActor } from '../flows/flow-actor.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { BLOCKED, cancelledWhileOpening, failed } from '../flows/flow-result.js';
+import { literalIp } from '../net/plain-ip.js';
 import { openUdpUpstream } from './udp-outbound.js';
 import { routeUdp } from './udp-route.js';
 import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
@@ -58,7 +59,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
     env.now(),
     route,
     { outbound: { tag: outbound.tag, protocol: outbound.protocol }, remote: req.target, relay_chain: upstream.relay_chain },
-    upstream.resolved_ip,
+    upstream.resolved_ip ?? literalIp(req.target.host),
   );
   env.udpStats.created_associations++;
   env.udpStats.active_associations++;

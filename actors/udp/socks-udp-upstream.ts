@@ -19,7 +19,8 @@ function ignore(): void {}
  */
 export class SocksUdpUpstream implements UdpUpstream {
   readonly relay_chain: RelayHop[];
-  readonly resolved_ip: string | undefined;
+  /** The hop resolves the destinations: none is known here (not the hop's own address). */
+  readonly resolved_ip = undefined;
   private readonly headers = headerMap();
   private closed = false;
 
@@ -30,7 +31,6 @@ export class SocksUdpUpstream implements UdpUpstream {
     private readonly events: UdpUpstreamEvents,
   ) {
     this.relay_chain = [relayHopOf(hop)];
-    this.resolved_ip = control.remoteAddress;
     socket.on('message', (msg) => {
       const header = udpHeaderLength(msg);
       if (header < 0) events.recvFailed();

@@ -29,7 +29,7 @@ test('asks the hop for UDP ASSOCIATE with DST 0.0.0.0:0 and sends framed datagra
   const upstream = await SocksUdpUpstream.open(hop(fake.port), 2000, events);
   assert.equal(fake.requests, ['3 0.0.0.0:0']);
   assert.equal(upstream.relay_chain, [{ tag: 'hop-u', protocol: 'socks', server: '127.0.0.1', port: fake.port }]);
-  assert.is(upstream.resolved_ip, '127.0.0.1');
+  assert.is(upstream.resolved_ip, undefined, 'the hop resolves the destinations, not the node');
   const target = { host: 'example.test', port: 5353 };
   // header: 3 + ATYP 1 + length 1 + 12 + port 2 = 19
   upstream.send(target, Buffer.from('query'));
