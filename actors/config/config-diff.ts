@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HOT_SECTIONS } from './config-source.js';
+import { HOT_SECTIONS } from './applied-overlay.js';
 import type { WeirConfig } from './schema.js';
 import { Secret } from './secret.js';
 

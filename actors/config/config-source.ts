@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonFileSync } from '../files/atomic-json.js';
 import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from './load-config.js';
+import { HOT_SECTIONS, locate, mergeOverlay, withApplied, type ApplyRequest, type Overlay, type SinkEdits } from './applied-overlay.js';
 import type { ConfigProblem } from './problems.js';
 import type { WeirConfig } from './schema.js';
 
@@ -17,14 +18,6 @@ function checked(result: ConfigResult, check: ConfigCheck): ConfigResult {
 }
 
 /**
- * Sections config.apply and reload may change while the node runs (of `log`, the level:
- * a new log file waits for a restart). The IPC hook is read per flow, so it is hot too.
- */
-export const HOT_SECTIONS = ['event_sinks', 'route', 'log', 'ipc_hook'] as const;
-export type HotSection = (typeof HOT_SECTIONS)[number];
-export type Overlay = Partial<Record<HotSection, unknown>>;
-
-/**
  * Where the node's config comes from: the file given to `run -c` (or the built-in
  * default) plus the overlay of sections changed by config.apply, kept in
  * `<state_dir>/applied-config.json` so a restart keeps them. The raw documents are
@@ -32,6 +25,12 @@ export type Overlay = Partial<Record<HotSection, unknown>>;
  */
 export class ConfigSource {
   private overlay: Overlay = {};
+  /**
+   * The state dir of the node running on this source, fixed at its first load: `node`
+   * changes only on restart, so a reload must not read (or an apply write) the overlay
+   * of a state dir the file names now.
+   */
+  private stateDir: string | null = null;
 
   /** `file` null: the built-in default in `defaultStateDir`, or `document` when given (tests, embedding). */
   constructor(
@@ -42,33 +41,45 @@ export class ConfigSource {
 
   /**
    * Reads the file (again, on reload) and the overlay and validates the merge, and
-   * with `check` against what the running node has.
+   * with `check` against what the running node has. A problem of an applied section
+   * names the overlay file.
    */
   load(check: ConfigCheck = NO_CHECK): ConfigResult {
     const base = this.readBase();
     if (!base.ok) return base.result;
-    this.overlay = readOverlay(overlayPath(base.stateDir));
-    return checked(this.parse({ ...base.raw, ...this.overlay }), check);
+    this.stateDir ??= base.stateDir;
+    this.overlay = readOverlay(this.overlayFile);
+    return this.validated(base.raw, this.overlay, check);
   }
 
-  /** Validates `sections` merged over the current document as load does; persists them only when valid. */
-  apply(sections: Overlay, check: ConfigCheck = NO_CHECK): ConfigResult {
+  /**
+   * Validates the overlay with `request` applied over the current document as load
+   * does; persists it only when valid. A problem of an upserted sink is named by its
+   * place in the request.
+   */
+  apply(request: ApplyRequest, check: ConfigCheck = NO_CHECK): ConfigResult {
     const base = this.readBase();
     if (!base.ok) return base.result;
-    const overlay = { ...this.overlay, ...sections };
-    const result = checked(this.parse({ ...base.raw, ...overlay }), check);
+    this.stateDir ??= base.stateDir;
+    const overlay = withApplied(this.overlay, request.sections, request.edits);
+    const result = this.validated(base.raw, overlay, check, request);
     if (result.ok) {
       // Atomic and private: the overlay may hold secrets given inline.
-      writeJsonFileSync(overlayPath(result.config.node.state_dir), overlay);
+      writeJsonFileSync(this.overlayFile, overlay);
       this.overlay = overlay;
     }
     return result;
   }
 
-  /** The current raw section (file merged with overlay), for edits like upserting one sink. */
-  rawSection(section: HotSection): unknown {
-    const base = this.readBase();
-    return this.overlay[section] ?? (base.ok ? base.raw[section] : undefined);
+  private get overlayFile(): string {
+    return path.join(this.stateDir ?? this.defaultStateDir, 'applied-config.json');
+  }
+
+  private validated(file: Record<string, unknown>, overlay: Overlay, check: ConfigCheck, request?: ApplyRequest): ConfigResult {
+    const merged = mergeOverlay(file, overlay);
+    const result = checked(this.parse(merged.doc), check);
+    if (result.ok) return result;
+    return { ok: false, problems: result.problems.map((p) => locate(p, overlay, merged, this.overlayFile, request)) };
   }
 
   private parse(raw: Record<string, unknown>): ConfigResult {
@@ -100,19 +111,16 @@ export class ConfigSource {
   }
 }
 
-function overlayPath(stateDir: string): string {
-  return path.join(stateDir, 'applied-config.json');
-}
-
 function readOverlay(file: string): Overlay {
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null) return {};
     const out: Overlay = {};
     for (const s of HOT_SECTIONS) if (s in parsed) out[s] = (parsed as Record<string, unknown>)[s];
+    const edits = (parsed as { sink_edits?: Partial<SinkEdits> }).sink_edits;
+    if (edits && Array.isArray(edits.upsert) && Array.isArray(edits.remove)) out.sink_edits = { upsert: edits.upsert, remove: edits.remove.map(String) };
     return out;
   } catch {
     return {};
   }
 }
-

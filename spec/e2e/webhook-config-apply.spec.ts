@@ -168,7 +168,8 @@ test('a sink that still cannot start when the node stops records the range it mi
 
   unblock();
   await hn.restart();
-  assert.is((await hn.sinkWhen((s) => s.last_error === null, 'the sink running', { tag: 'late' })).replay_gaps, 1);
+  // Recorded by the sink's start (its last_error goes on from the run before, as a Webhook sink's does).
+  await hn.sinkWhen((s) => s.replay_gaps === 1, 'the sink running, the range recorded', { tag: 'late' });
   assert.not.ok(fs.existsSync(missedFile), 'the range is forgotten once recorded');
 }));
 
