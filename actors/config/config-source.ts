@@ -32,11 +32,15 @@ export class ConfigSource {
    */
   private stateDir: string | null = null;
 
-  /** `file` null: the built-in default in `defaultStateDir`, or `document` when given (tests, embedding). */
+  /**
+   * `file` null: the built-in default in `defaultStateDir`, or `document` when given
+   * (tests, embedding). `readSecrets` false: for an offline command that uses none.
+   */
   constructor(
     readonly file: string | null,
     private readonly defaultStateDir: string,
     private readonly document?: Record<string, unknown>,
+    private readonly readSecrets = true,
   ) {}
 
   /**
@@ -83,7 +87,7 @@ export class ConfigSource {
   }
 
   private parse(raw: Record<string, unknown>): ConfigResult {
-    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd() });
+    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), readSecrets: this.readSecrets });
   }
 
   private readBase():

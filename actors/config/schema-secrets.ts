@@ -8,6 +8,12 @@ export interface SecretSources {
   /** Directory that relative secret file paths are resolved against (the config file's). */
   baseDir: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * False: secrets are checked for their form only, not read, and stand as empty ones
+   * (an offline command that uses none of them runs without the node's environment).
+   * @defaultValue true
+   */
+  read?: boolean;
 }
 
 /** A secret as written in the config: inline, from an environment variable, or from a file. */
@@ -45,6 +51,7 @@ function readFileSecret(file: string, baseDir: string): Lookup {
 }
 
 function lookUp(input: SecretInput, sources: SecretSources): Lookup {
+  if (sources.read === false) return { value: '' };
   if (typeof input === 'string') return input === '' ? { problem: 'secret is empty' } : { value: input };
   if ('env' in input) {
     const value = sources.env[input.env];

@@ -38,7 +38,8 @@ function unknownState(tag: string, type: string): ConnectorReport {
 export async function connectorCommand(args: readonly string[], json: boolean): Promise<number> {
   const [sub, file, ...rest] = args;
   if (sub !== 'state' || !file || rest.length > 0) throw new UsageError('usage: weir connector state [--json] <config_file>');
-  const loaded = fileConfigSource(file).load();
+  // Sink state needs no token or key: the node's secrets need not be in this shell.
+  const loaded = fileConfigSource(file, false).load();
   if (!loaded.ok) {
     printProblems(file, loaded.problems);
     return EXIT.failure;

@@ -8,9 +8,12 @@ import { printProblems } from './validate.js';
 /** Where `weir run` without a config (or a config without node.state_dir) keeps its state. */
 const DEFAULT_STATE_DIR = process.env['WEIR_STATE_DIR'] ?? './state';
 
-/** The config `weir run -c file` runs on: the file with what config.apply kept in its state dir. */
-export function fileConfigSource(file: string): ConfigSource {
-  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR));
+/**
+ * The config `weir run -c file` runs on: the file with what config.apply kept in its
+ * state dir. `readSecrets` false for an offline reader that needs none of them.
+ */
+export function fileConfigSource(file: string, readSecrets = true): ConfigSource {
+  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR), undefined, readSecrets);
 }
 
 function configSource(file: string | undefined): ConfigSource {

@@ -95,6 +95,16 @@ test('connector state --json shows the persisted state of each sink of the confi
   assert.match(table.stdout, /^archive +jsonl +yes +2 +40 +1 +0 +no +EIO$/m);
 });
 
+test("connector state needs none of the node's secrets: an API key from a variable this shell lacks, a token file it cannot read", async () => {
+  const config = writeConfig({ control: { api_key: { env: 'WEIR_SPEC_UNSET_KEY' } } });
+  const file = JSON.parse(fs.readFileSync(config, 'utf8')) as { event_sinks: Record<string, unknown>[] };
+  file.event_sinks[1]!['token'] = { file: './no-such-token' };
+  fs.writeFileSync(config, JSON.stringify(file));
+  const result = await runWeir(['connector', 'state', '--json', config]);
+  assert.is(result.code, 0, result.stderr);
+  assert.equal((JSON.parse(result.stdout) as { tag: string }[]).map((s) => s.tag), ['archive', 'billing']);
+});
+
 test('connector state with an invalid config exits 1 and names the problem', async () => {
   const file = writeConfig({ outbounds: [] });
   const result = await runWeir(['connector', 'state', '--json', file]);
