@@ -34,13 +34,13 @@ export class ConfigSource {
 
   /**
    * `file` null: the built-in default in `defaultStateDir`, or `document` when given
-   * (tests, embedding). `readSecrets` false: for an offline command that uses none.
+   * (tests, embedding). `lenientSecrets`: for an offline command (SecretSources.lenient).
    */
   constructor(
     readonly file: string | null,
     private readonly defaultStateDir: string,
     private readonly document?: Record<string, unknown>,
-    private readonly readSecrets = true,
+    private readonly lenientSecrets = false,
   ) {}
 
   /**
@@ -87,7 +87,7 @@ export class ConfigSource {
   }
 
   private parse(raw: Record<string, unknown>): ConfigResult {
-    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), readSecrets: this.readSecrets });
+    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), lenientSecrets: this.lenientSecrets });
   }
 
   private readBase():

@@ -16,14 +16,14 @@ export interface ParseOptions {
   baseDir?: string;
   /** Where `{ "env": NAME }` secrets are read. Default: process.env. */
   env?: NodeJS.ProcessEnv;
-  /** False: secrets are not read (SecretSources.read). @defaultValue true */
-  readSecrets?: boolean;
+  /** Secrets that cannot be read stand as empty ones (SecretSources.lenient). @defaultValue false */
+  lenientSecrets?: boolean;
 }
 
 /** Validates a config document and reports every problem at once; the config is deep-frozen. */
 export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult {
   const baseDir = path.resolve(opts.baseDir ?? process.cwd());
-  const parsed = configSchema({ baseDir, env: opts.env ?? process.env, read: opts.readSecrets ?? true }).safeParse(raw, { error: issueMessage });
+  const parsed = configSchema({ baseDir, env: opts.env ?? process.env, lenient: opts.lenientSecrets ?? false }).safeParse(raw, { error: issueMessage });
   const problems = [
     ...(parsed.success ? [] : issuesToProblems(parsed.error.issues)),
     ...checkReferences(readReferences(raw)),

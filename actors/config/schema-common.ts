@@ -31,9 +31,9 @@ export const httpUrlSchema = z
   .string()
   .refine((s) => hasProtocol(s, ['http:', 'https:']), 'must be an http:// or https:// URL');
 
-export const redisUrlSchema = z
-  .string()
-  .refine((s) => hasProtocol(s, ['redis:', 'rediss:']), 'must be a redis:// or rediss:// URL');
+export function isRedisUrl(s: string): boolean {
+  return hasProtocol(s, ['redis:', 'rediss:']);
+}
 
 /** Non-empty list of tags, as group members or chain hops. */
 export const tagListSchema = z.array(tagSchema).min(1);

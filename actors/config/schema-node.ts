@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { redisUrlSchema } from './schema-common.js';
+import { isRedisUrl } from './schema-common.js';
+import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
 
@@ -55,10 +56,17 @@ export const flowsSchema = z
   })
   .prefault({});
 
-export const redisSchema = z
-  .strictObject({ url: redisUrlSchema.describe('redis:// or rediss:// URL; may carry a password.') })
-  .optional()
-  .describe('Redis for the BullMQ outbox. Without it sinks use the embedded outbox in node.state_dir.');
+export function redisSchema(secret: SecretSchema) {
+  return z
+    .strictObject({
+      // A secret: the URL may carry the password. An empty one stands for one an offline reader could not read.
+      url: secret
+        .refine((url) => url.reveal() === '' || isRedisUrl(url.reveal()), 'must be a redis:// or rediss:// URL')
+        .describe('redis:// or rediss:// URL, which may carry a password: a string, { "env": NAME } or { "file": PATH }.'),
+    })
+    .optional()
+    .describe('Redis for the BullMQ outbox. Without it sinks use the embedded outbox in node.state_dir.');
+}
 
 export const outboxSchema = z
   .strictObject({

@@ -9,11 +9,12 @@ export interface SecretSources {
   baseDir: string;
   env: NodeJS.ProcessEnv;
   /**
-   * False: secrets are checked for their form only, not read, and stand as empty ones
-   * (an offline command that uses none of them runs without the node's environment).
-   * @defaultValue true
+   * True: a secret that cannot be read (its variable unset, its file missing) stands as
+   * an empty one instead of a problem: for an offline command that runs without the
+   * node's environment and uses what it finds (the Redis URL, not the tokens).
+   * @defaultValue false
    */
-  read?: boolean;
+  lenient?: boolean;
 }
 
 /** A secret as written in the config: inline, from an environment variable, or from a file. */
@@ -51,7 +52,11 @@ function readFileSecret(file: string, baseDir: string): Lookup {
 }
 
 function lookUp(input: SecretInput, sources: SecretSources): Lookup {
-  if (sources.read === false) return { value: '' };
+  const found = lookUpStrictly(input, sources);
+  return 'problem' in found && sources.lenient ? { value: '' } : found;
+}
+
+function lookUpStrictly(input: SecretInput, sources: SecretSources): Lookup {
   if (typeof input === 'string') return input === '' ? { problem: 'secret is empty' } : { value: input };
   if ('env' in input) {
     const value = sources.env[input.env];

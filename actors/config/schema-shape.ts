@@ -15,7 +15,7 @@ export function configShapeSchema(sources: SecretSources) {
     node: nodeSchema,
     log: logSchema,
     control: controlSchema(secret),
-    redis: redisSchema,
+    redis: redisSchema(secret),
     flows: flowsSchema,
     inbounds: z.array(inboundSchema(secret)).default([]),
     outbounds: z.array(outboundSchema(secret)).min(1),

@@ -36,7 +36,7 @@ export async function replayDeadLettersOf(sinks: readonly Sink[], tag: string, i
 export function queueViewOf(config: WeirConfig): QueueView | null {
   if (!config.redis) return null;
   return {
-    redisUrl: config.redis.url,
+    redisUrl: config.redis.url.reveal(),
     nodeId: config.node.id,
     sinks: config.event_sinks.filter((s) => s.type === 'webhook').map((s) => s.tag),
   };

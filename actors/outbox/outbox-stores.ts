@@ -39,7 +39,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
   if (config.redis) {
     const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
     redis = await BullmqOutboxStore.connect({
-      url: config.redis.url,
+      url: config.redis.url.reveal(),
       nodeId: config.node.id,
       limits: config.outbox,
       onError: onRedisError,

@@ -12,7 +12,7 @@ export async function readSinkOutboxState(config: WeirConfig, sink: string): Pro
   const embedded = await readOutboxState(config.node.state_dir, sink);
   if (!config.redis) return embedded;
   const { readRedisOutboxState } = await import('./read-bullmq-outbox-state.js');
-  const redis = await readRedisOutboxState(config.redis.url, config.node.id, sink).catch(() => null);
+  const redis = await readRedisOutboxState(config.redis.url.reveal(), config.node.id, sink).catch(() => null);
   if (!redis) return embedded;
   if (!embedded) return redis;
   // Offline nothing says whether writes go to the embedded store: only Redis's block shows.

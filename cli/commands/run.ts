@@ -10,10 +10,10 @@ const DEFAULT_STATE_DIR = process.env['WEIR_STATE_DIR'] ?? './state';
 
 /**
  * The config `weir run -c file` runs on: the file with what config.apply kept in its
- * state dir. `readSecrets` false for an offline reader that needs none of them.
+ * state dir. `lenientSecrets` for an offline reader (SecretSources.lenient).
  */
-export function fileConfigSource(file: string, readSecrets = true): ConfigSource {
-  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR), undefined, readSecrets);
+export function fileConfigSource(file: string, lenientSecrets = false): ConfigSource {
+  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR), undefined, lenientSecrets);
 }
 
 function configSource(file: string | undefined): ConfigSource {

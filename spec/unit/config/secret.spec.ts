@@ -81,4 +81,26 @@ test('reports a wrong-typed inline password without echoing it', () => {
   assert.not.ok(JSON.stringify(result).includes('123456789'));
 });
 
+test('redis.url is a secret: its password can come from an environment variable, and never shows', () => {
+  const raw = designExample();
+  raw.redis.url = { env: 'REDIS_URL' };
+  const result = parseConfig(raw, { env: { ...EXAMPLE_ENV, REDIS_URL: 'redis://:pw-0xq@127.0.0.1:6379' } });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  assert.is(result.config.redis?.url.reveal(), 'redis://:pw-0xq@127.0.0.1:6379');
+  assert.not.ok(JSON.stringify(result.config).includes('pw-0xq'));
+  const unset = parseConfig(raw, { env: EXAMPLE_ENV });
+  assert.equal(unset.ok ? [] : unset.problems.map(formatProblem), ['redis.url: environment variable REDIS_URL is not set']);
+  const wrong = parseConfig(raw, { env: { ...EXAMPLE_ENV, REDIS_URL: 'http://:pw-0xq@127.0.0.1:6379' } });
+  assert.equal(wrong.ok ? [] : wrong.problems.map(formatProblem), ['redis.url: must be a redis:// or rediss:// URL']);
+});
+
+test('lenient: a secret that cannot be read stands as an empty one, for an offline reader', () => {
+  const raw = designExample();
+  raw.redis.url = { env: 'REDIS_URL' };
+  const result = parseConfig(raw, { env: {}, lenientSecrets: true });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  assert.is(result.config.redis?.url.reveal(), '');
+  assert.is(result.config.control.api_key.reveal(), '');
+});
+
 test.run();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { WeirConfig } from '../../../actors/config/schema.js';
+import { Secret } from '../../../actors/config/secret.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';
 import { redisSuite } from '../../support/redis-server.js';
@@ -89,7 +90,7 @@ test('the offline state of a Redis sink shows what its embedded store holds: gap
   await embedded.close();
   try {
     // Only the sections the reader uses.
-    const config = { node: { id: 'spill-offline', state_dir: stateDir }, redis: { url } } as unknown as WeirConfig;
+    const config = { node: { id: 'spill-offline', state_dir: stateDir }, redis: { url: new Secret(url) } } as unknown as WeirConfig;
     const s = await readSinkOutboxState(config, 'billing');
     assert.equal(s?.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[3, 5]]);
     assert.equal([s?.replay_gaps, s?.pending, s?.outbox_storage.store], [1, 1, 'redis']);
