@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { checkReferences } from './check-references.js';
+import { checkSelfLoops } from './check-self-loops.js';
 import { deepFreeze } from './deep-freeze.js';
 import { issueMessage, issuesToProblems } from './issue-messages.js';
 import type { ConfigProblem } from './problems.js';
@@ -29,6 +30,8 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
     ...checkReferences(readReferences(raw)),
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  const loops = checkSelfLoops(parsed.data);
+  if (loops.length > 0) return { ok: false, problems: loops };
   return { ok: true, config: deepFreeze(parsed.data) };
 }
 

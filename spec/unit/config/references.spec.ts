@@ -96,4 +96,18 @@ test('rejects duplicate members and duplicate usernames', () => {
   ]);
 });
 
+test("refuses an upstream proxy that is the node's own inbound: flows would loop back into it", () => {
+  const raw = designExample();
+  raw.outbounds[2] = { type: 'socks', tag: 'hop-a', server: 'localhost', port: 7890 };
+  raw.outbounds[3] = { type: 'http', tag: 'hop-b', server: '127.0.0.1', port: 7890 };
+  assert.equal(lines(raw), [
+    'outbounds[2].server: localhost:7890 is this node\'s own inbound "mixed-in": flows sent there would loop back into the node',
+    'outbounds[3].server: 127.0.0.1:7890 is this node\'s own inbound "mixed-in": flows sent there would loop back into the node',
+  ]);
+  // Another port, or another host's address, is another proxy.
+  raw.outbounds[2].port = 7891;
+  raw.outbounds[3].server = '10.0.0.7';
+  assert.equal(lines(raw), []);
+});
+
 test.run();
