@@ -14,9 +14,12 @@ export type HandshakeErrorCode =
 export class HandshakeError extends Error {
   override readonly name = 'HandshakeError';
   readonly code: HandshakeErrorCode;
+  /** SOCKS_AUTH_FAILED: the user name the client offered (no secret), for the log. */
+  readonly username: string | undefined;
 
-  constructor(code: HandshakeErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: HandshakeErrorCode, message: string, options?: { cause?: unknown; username?: string }) {
     super(message, options);
     this.code = code;
+    this.username = options?.username;
   }
 }

@@ -14,7 +14,7 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   socket.on('error', () => socket.destroy());
   const target = authorityTarget(req.url);
   if (!target) return endWithStatus(socket, 400);
-  const auth = proxyAuth(req, env.users);
+  const auth = proxyAuth(env, req);
   if (!auth) return endWithStatus(socket, 407, PROXY_AUTHENTICATE);
   // The tunnel is the connection's last exchange: its counts start after the requests before it.
   const { base } = clientShare(socket);

@@ -27,7 +27,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   void exchange.over.then(share.ended);
   const parsed = absoluteTarget(req.url);
   if (!parsed) return answerStatus(res, 400);
-  const auth = proxyAuth(req, env.users);
+  const auth = proxyAuth(env, req);
   if (!auth) return answerStatus(res, 407, PROXY_AUTHENTICATE);
   const flow = await openTcpFlow(
     env.flows,

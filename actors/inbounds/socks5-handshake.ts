@@ -108,7 +108,7 @@ function* authenticate(stream: Duplex, users: readonly Socks5User[]): Steps<Sock
   const user = verifyUser(users, username, password);
   if (user === null) {
     stream.write(AUTH_FAILED);
-    throw new HandshakeError('SOCKS_AUTH_FAILED', 'username/password authentication failed');
+    throw new HandshakeError('SOCKS_AUTH_FAILED', 'username/password authentication failed', { username });
   }
   stream.write(AUTH_OK);
   return userAuth('socks5', user) as Socks5Request['auth'];

@@ -2,6 +2,8 @@ import type { Socket } from 'node:net';
 import type { FailureCode } from '../errors/failure-codes.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { endRefused } from '../net/end-refused.js';
+import { noteAuthFailure } from './auth-failure.js';
+import { HandshakeError } from './handshake-error.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
 import { handleUdpAssociate } from '../udp/udp-associate.js';
 import type { InboundEnv } from './inbound-env.js';
@@ -21,7 +23,8 @@ export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = 
   try {
     request = await acceptSocks5(socket, { users: env.users, timeoutMs });
   } catch (err) {
-    env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
+    if (err instanceof HandshakeError && err.code === 'SOCKS_AUTH_FAILED') noteAuthFailure(env, peerOf(socket), err.username ?? null);
+    else env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
     endRefused(socket);
     return;
   }

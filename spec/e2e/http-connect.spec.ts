@@ -1,10 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
+import { authFailures } from '../support/auth-failures.js';
 import { curl } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { assertDirectDownload } from '../support/direct-download.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { waitFor } from '../support/wait-for.js';
 
 const INBOUND = { tag: 'http-in', protocol: 'http' };
 const DAVE_PW = 'dave-Pw-9a71f0d3';
@@ -43,6 +46,16 @@ test('refuses a CONNECT without credentials with 407 and no flow', async () => {
   assert.is(ok.code, 0, ok.stderr);
   // The good request is the only new flow: the 407 opened none.
   await nextFlow(events, known);
+});
+
+test('a CONNECT with a wrong password gets 407 and a log line naming the user, not the password', async () => {
+  const { node, proxy, origin } = await setup();
+  const logged = authFailures(node.stdout()).length;
+  const refused = await curl(['-p', '-x', `http://dave:not-dave-pw@${proxy(GUARDED.tag)}`, origin.url('/bytes/1')]);
+  assert.match(refused.stderr, /407/);
+  const lines = await waitFor(() => (authFailures(node.stdout()).length > logged ? authFailures(node.stdout()).slice(logged) : null), WAIT_MS, 'the log line');
+  assert.equal(lines, [{ inbound: GUARDED.tag, username: 'dave' }]);
+  assert.not.ok(node.stdout().includes('not-dave-pw'));
 });
 
 test('writes a sink file of valid envelopes with every flow complete, without the password', async () => {

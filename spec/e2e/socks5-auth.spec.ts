@@ -3,9 +3,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
+import { authFailures } from '../support/auth-failures.js';
 import { assertDirectDownload } from '../support/direct-download.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { WAIT_MS } from '../support/far-bound.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { waitFor } from '../support/wait-for.js';
 
 const INBOUND = { tag: 'socks-auth', protocol: 'socks' };
 // Distinctive, so a leak anywhere in the node's output is found by a plain search.
@@ -47,9 +50,10 @@ test('uses a configured principal instead of the username as principal_key', asy
   assert.equal(flow.completed.payload['auth'], { scheme: 'socks5', principal_key: 'team-b', attributes: { username: 'bob' } });
 });
 
-test('refuses a wrong password or no credentials without opening a flow', async () => {
-  const { origin, events, proxy } = await setup();
+test('refuses a wrong password or no credentials without opening a flow; the wrong password is logged with its user name', async () => {
+  const { node, origin, events, proxy } = await setup();
   const known = knownFlows(events);
+  const logged = authFailures(node.stdout()).length;
   const wrong = await curl(['--socks5-hostname', proxy(INBOUND.tag), '--proxy-user', 'alice:not-the-password', origin.url('/bytes/1')]);
   assert.is.not(wrong.code, 0, 'curl fails on a wrong password');
   const none = await curl(['--socks5-hostname', proxy(INBOUND.tag), origin.url('/bytes/1')]);
@@ -59,6 +63,9 @@ test('refuses a wrong password or no credentials without opening a flow', async 
   assert.is(ok.code, 0, ok.stderr);
   const flow = await nextFlow(events, known);
   assert.is(flow.completed.principal_key, 'alice');
+  // One line, for the credentials offered; a client that offered none is not a failed login.
+  const lines = await waitFor(() => (authFailures(node.stdout()).length > logged ? authFailures(node.stdout()).slice(logged) : null), WAIT_MS, 'the log line');
+  assert.equal(lines, [{ inbound: INBOUND.tag, username: 'alice' }]);
 });
 
 test('never writes a password to the sink file, stdout or stderr', async () => {
