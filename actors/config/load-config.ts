@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkListeners } from './check-listeners.js';
 import { checkReferences } from './check-references.js';
 import { checkSelfLoops } from './check-self-loops.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -30,8 +31,9 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
     ...checkReferences(readReferences(raw)),
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
-  const loops = checkSelfLoops(parsed.data);
-  if (loops.length > 0) return { ok: false, problems: loops };
+  // Checks of the parts together, on a config that is valid part by part.
+  const placed = [...checkListeners(parsed.data), ...checkSelfLoops(parsed.data)];
+  if (placed.length > 0) return { ok: false, problems: placed };
   return { ok: true, config: deepFreeze(parsed.data) };
 }
 

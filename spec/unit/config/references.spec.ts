@@ -110,4 +110,18 @@ test("refuses an upstream proxy that is the node's own inbound: flows would loop
   assert.equal(lines(raw), []);
 });
 
+test('refuses listeners that would take the same port: the same address, or one on all addresses', () => {
+  const raw = designExample();
+  raw.inbounds.push({ type: 'socks', tag: 'socks-in', listen: '0.0.0.0', port: 7890 });
+  raw.control.listen = '127.0.0.1:7890';
+  assert.equal(lines(raw), [
+    'inbounds[1].port: port 7890 is taken by inbound "mixed-in" (127.0.0.1:7890)',
+    'control.listen: port 7890 is taken by inbound "mixed-in" (127.0.0.1:7890)',
+  ]);
+  // Another address on the same port is another socket; port 0 picks a free one.
+  raw.inbounds[1].listen = '127.0.0.2';
+  raw.control.listen = '127.0.0.1:0';
+  assert.equal(lines(raw), []);
+});
+
 test.run();
