@@ -20,7 +20,7 @@ export interface LossWatchParts {
 /** What a recovery puts back: the gap, and the counters as last read. */
 export interface Recovery {
   gap: ReplayGap | null;
-  counters: Pick<OutboxState, 'total_delivered' | 'total_failed' | 'replay_gaps' | 'gaps'>;
+  counters: Pick<OutboxState, 'total_delivered' | 'total_failed' | 'replay_gaps' | 'gaps'> & { dead_letters?: number };
   when: string;
 }
 
@@ -113,8 +113,10 @@ export class RedisLossWatch {
     await this.p.redis.hset(this.p.keys.state, 'store_id', this.storeId);
     await this.recover(r);
     const range = r.gap ? `events ${r.gap.from_sequence}..${r.gap.to_sequence} it may have held are counted as a replay gap` : 'nothing was pending in it';
+    // Dead letters are out of the sequence ranges: only their number can be told.
+    const dead = r.counters.dead_letters ? `; the dead letters it held (${r.counters.dead_letters}) are gone` : '';
     this.p.onLost?.(
-      `Redis lost the outbox of sink "${this.p.sink}" ${r.when} (restarted without its data, or flushed): ${range}; its counters are restored as last read`,
+      `Redis lost the outbox of sink "${this.p.sink}" ${r.when} (restarted without its data, or flushed): ${range}${dead}; its counters are restored as last read`,
     );
   }
 }
