@@ -10,7 +10,10 @@ export const listenPortSchema = z.number().int().min(0).max(65535);
 /** A port to dial: 0 cannot be dialled. */
 export const dialPortSchema = z.number().int().min(1).max(65535);
 
-export const ipSchema = z.string().refine((s) => net.isIP(s) !== 0, 'must be an IP address');
+export const ipSchema = z
+  .string()
+  .refine((s) => net.isIP(s) !== 0, 'must be an IP address')
+  .meta({ anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] });
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 
@@ -29,7 +32,8 @@ function hasProtocol(s: string, protocols: readonly string[]): boolean {
 
 export const httpUrlSchema = z
   .string()
-  .refine((s) => hasProtocol(s, ['http:', 'https:']), 'must be an http:// or https:// URL');
+  .refine((s) => hasProtocol(s, ['http:', 'https:']), 'must be an http:// or https:// URL')
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+' });
 
 export function isRedisUrl(s: string): boolean {
   return hasProtocol(s, ['redis:', 'rediss:']);

@@ -18,6 +18,7 @@ export function controlSchema(secret: SecretSchema) {
     listen: z
       .string()
       .refine((s) => parseListen(s) !== undefined, 'must be host:port (IPv6 as [addr]:port, port 0-65535)')
+      .meta({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^:\\[\\]]+):[0-9]{1,5}$' })
       .default('127.0.0.1:9090')
       .describe('Address of the HTTP control plane, host:port.'),
     api_key: secret.describe('Bearer key of the control plane: a string, { "env": NAME } or { "file": PATH }.'),

@@ -62,6 +62,8 @@ export function redisSchema(secret: SecretSchema) {
       // A secret: the URL may carry the password. An empty one stands for one an offline reader could not read.
       url: secret
         .refine((url) => url.reveal() === '' || isRedisUrl(url.reveal()), 'must be a redis:// or rediss:// URL')
+        // For editors; a pattern constrains only the inline (string) form.
+        .meta({ pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://' })
         .describe('redis:// or rediss:// URL, which may carry a password: a string, { "env": NAME } or { "file": PATH }.'),
     })
     .optional()

@@ -38,13 +38,13 @@ export const ruleSchema = z
     domain_suffix: nonEmptyStrings.optional().describe('Host name suffixes; "example.com" also matches its subdomains.'),
     domain_keyword: nonEmptyStrings.optional().describe('Substrings of the target host name.'),
     ip_cidr: z
-      .array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block'))
+      .array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block').meta({ pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' }))
       .min(1)
       .optional()
       .describe('Target IP addresses or CIDR blocks (IPv4 or IPv6).'),
     port: z
       .array(
-        z.union([z.number().int().min(0).max(65535), z.string().refine(isPortRange, 'must be a "low-high" port range with low <= high <= 65535')], {
+        z.union([z.number().int().min(0).max(65535), z.string().refine(isPortRange, 'must be a "low-high" port range with low <= high <= 65535').meta({ pattern: '^[0-9]{1,5}-[0-9]{1,5}$' })], {
           error: (iss) => (iss.code === 'invalid_union' ? 'must be a port number or a "low-high" range' : undefined),
         }),
       )
@@ -59,7 +59,9 @@ export const ruleSchema = z
   .refine(
     (rule) => RULE_CONDITIONS.some((key) => rule[key] !== undefined),
     objectCheck(`rule has no condition (give at least one of ${RULE_CONDITIONS.join(', ')})`),
-  );
+  )
+  // For editors: the refinement above, as JSON Schema states it.
+  .meta({ anyOf: RULE_CONDITIONS.map((key) => ({ required: [key] })) });
 
 export const routeSchema = z
   .strictObject({
@@ -92,6 +94,7 @@ export const routeSchema = z
     (route) => route.mode !== 'global' || route.global_target !== undefined,
     objectCheck('is required when mode is "global"', ['global_target']),
   )
+  .meta({ if: { properties: { mode: { const: 'global' } }, required: ['mode'] }, then: { required: ['global_target'] } })
   .prefault({});
 
 export const ipcHookSchema = z

@@ -20,7 +20,8 @@ export interface SecretSources {
 /** A secret as written in the config: inline, from an environment variable, or from a file. */
 export const secretInputSchema = z.union(
   [
-    z.string(),
+    // Empty is refused while resolving ('secret is empty'); the bound is for editors.
+    z.string().meta({ minLength: 1 }),
     z.strictObject({ env: z.string().min(1) }),
     z.strictObject({ file: z.string().min(1) }),
   ],
