@@ -1,12 +1,14 @@
 import type { IpcReply } from '../../http/ipc/ipc-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { connectIpc, onLines, refusal } from '../ipc-client.js';
+import { PausingWriter } from '../pausing-writer.js';
 import { resolveSocketPath, type SocketFlags } from '../socket-path.js';
 
 /**
  * `weir events`: the flow.snapshot baseline, then every live envelope, one JSON line
- * each on stdout, until Ctrl+C or SIGTERM (exit 0). When stdout is slow, reading from
- * the node pauses, so the node (not this process) decides when the client is too slow.
+ * each on stdout, until Ctrl+C or SIGTERM, or the node's stop after engine.stopped (exit
+ * 0). When stdout is slow, reading from the node pauses, so the node (not this process)
+ * decides when the client is too slow.
  */
 export async function eventsCommand(args: readonly string[], flags: SocketFlags): Promise<number> {
   if (args.length > 0) throw new UsageError('usage: weir events');
@@ -25,18 +27,19 @@ export async function eventsCommand(args: readonly string[], flags: SocketFlags)
     // A reader that went away (`weir events | head`) is a normal end.
     process.stdout.on('error', () => end(EXIT.ok));
 
+    const out = new PausingWriter(process.stdout, socket);
+    let stopped = false;
     onLines(socket, (line) => {
       // The ACK is the only other line a subscription gets before an error or the end.
-      const msg = JSON.parse(line) as IpcReply | { schema_id: string };
+      const msg = JSON.parse(line) as IpcReply | { schema_id: string; event_type: string };
       if ('schema_id' in msg) {
-        if (!process.stdout.write(`${line}\n`)) {
-          socket.pause();
-          process.stdout.once('drain', () => socket.resume());
-        }
+        out.write(`${line}\n`);
+        stopped ||= msg.event_type === 'engine.stopped';
       } else if (msg.type === 'error') end(msg.code === 'SLOW_CONSUMER' ? EXIT.failure : EXIT.refused, refusal(msg).message);
     });
     socket.once('error', (err) => end(EXIT.failure, `IPC connection failed: ${err.message}`));
-    socket.once('close', () => end(EXIT.failure, 'the node ended the event stream'));
+    // After engine.stopped the stream ends as the node does: a normal end.
+    socket.once('close', () => (stopped ? end(EXIT.ok) : end(EXIT.failure, 'the node ended the event stream')));
     socket.write(`${JSON.stringify({ type: 'subscribe', id: 1 })}\n`);
   });
 }

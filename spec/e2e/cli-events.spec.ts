@@ -12,36 +12,54 @@ const setup = cliFixture(test);
 
 type Line = { event_type: string; sequence: number; payload: Record<string, unknown> };
 
-test('events prints the flow.snapshot, then live envelopes as JSON lines, and ends with exit 0 on SIGINT', async () => {
-  const { node, origin, via } = await setup();
-  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', node.configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `weir events` against the fixture's node, with its output collected. */
+function events(configPath: string): { lines(): Line[]; stderr(): string; kill(): void; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  // Complete lines only: a chunk may end inside one.
-  const lines = (): Line[] =>
-    stdout
-      .slice(0, stdout.lastIndexOf('\n') + 1)
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Line);
+  return {
+    // Complete lines only: a chunk may end inside one.
+    lines: () =>
+      stdout
+        .slice(0, stdout.lastIndexOf('\n') + 1)
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Line),
+    stderr: () => stderr,
+    kill: () => child.kill('SIGINT'),
+    exited: new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code))),
+  };
+}
 
-  await waitFor(() => lines().length > 0, WAIT_MS, 'the snapshot line');
+test('events prints the flow.snapshot, then live envelopes as JSON lines, and ends with exit 0 on SIGINT', async () => {
+  const { node, origin, via } = await setup();
+  const cli = events(node.configPath);
+  await waitFor(() => cli.lines().length > 0, WAIT_MS, 'the snapshot line');
   const download = await curl([...via, origin.url('/bytes/64?case=cli-events')]);
   assert.is(download.code, 0);
-  await waitFor(() => lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
-  child.kill('SIGINT');
-  assert.is(await exited, 0, stderr);
+  await waitFor(() => cli.lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
+  cli.kill();
+  assert.is(await cli.exited, 0, cli.stderr());
 
-  const [snapshot, ...live] = lines();
+  const [snapshot, ...live] = cli.lines();
   assert.equal([snapshot?.event_type, snapshot?.payload['records']], ['flow.snapshot', []]);
   const flowTypes = live.filter((l) => l.event_type.startsWith('flow.')).map((l) => l.event_type);
   assert.equal(flowTypes.filter((t) => t !== 'flow.updated'), ['flow.started', 'flow.routed', 'flow.completed']);
   assert.ok(live.every((l) => l.sequence > (snapshot?.sequence ?? Infinity)), 'live events follow the watermark');
-  assert.is(stderr, '');
+  assert.is(cli.stderr(), '');
+});
+
+// Last: it stops the fixture's node.
+test('events ends with exit 0 when the node stops: engine.stopped is its last line', async () => {
+  const { node } = await setup();
+  const cli = events(node.configPath);
+  await waitFor(() => cli.lines().length > 0, WAIT_MS, 'the snapshot line');
+  assert.is(await node.stop(), 0);
+  assert.is(await cli.exited, 0, cli.stderr());
+  assert.equal([cli.lines().at(-1)?.event_type, cli.stderr()], ['engine.stopped', '']);
 });
 
 test.run();
