@@ -28,6 +28,8 @@ test('health, runtime and stats answer JSON', async () => {
   assert.match(runtime.json.log_files[0], /weir\.log$/);
   assert.is(typeof runtime.json.pid, 'number');
   assert.equal(runtime.json.mode, { mode: 'rule', global_target: null });
+  assert.equal(Object.keys(runtime.json.memory), ['rss_bytes', 'heap_used_bytes', 'heap_total_bytes', 'external_bytes']);
+  assert.ok(runtime.json.memory.heap_used_bytes > 0 && runtime.json.memory.rss_bytes > runtime.json.memory.heap_used_bytes, JSON.stringify(runtime.json.memory));
   const stats = await node.api('/api/v1/stats');
   assertStatsFields(stats.json);
 });
