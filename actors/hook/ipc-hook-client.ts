@@ -104,15 +104,24 @@ export class IpcHookClient {
 
   private answer(line: string): void {
     const answer = parseHookAnswer(line);
+    if (answer.id === null && 'error' in answer) {
+      // Bad JSON names no question: with only one waiting it is that one's, a bad answer
+      // (not an outage); with several it cannot be matched, and they time out.
+      const [only, ...more] = this.pending.keys();
+      if (only === undefined || more.length > 0) return this.opts.onBadAnswer(`the hook sent a line that answers no question: ${answer.error}`);
+      return this.badAnswer(only, answer.error);
+    }
     // A late answer (after its timeout) or a stray line has no question waiting.
     if (answer.id === null || !this.pending.has(answer.id)) return;
     this.down = false;
-    if ('error' in answer) {
-      this.opts.onBadAnswer(`the hook's answer to question ${answer.id} is not valid: ${answer.error}`);
-      this.settle(answer.id, ALLOW);
-      return;
-    }
+    if ('error' in answer) return this.badAnswer(answer.id, answer.error);
     this.settle(answer.id, answer.verdict);
+  }
+
+  private badAnswer(id: number, error: string): void {
+    this.down = false;
+    this.opts.onBadAnswer(`the hook's answer to question ${id} is not valid: ${error}`);
+    this.settle(id, ALLOW);
   }
 
   private fail(id: number, message: string): void {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { settlesBeforeFar } from '../../support/far-bound.js';
+import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
 import type { HookQuery } from '../../../actors/hook/hook-messages.js';
 import { IpcHookClient, type IpcHookOptions } from '../../../actors/hook/ipc-hook-client.js';
 import { hookSocketPath, startFakeHook } from './fake-hook.js';
@@ -140,6 +140,16 @@ test('allows on an answer that is not one, and says so', async () => {
   assert.equal(bad, ['the hook\'s answer to question 1 is not valid: unknown action "perhaps"']);
   assert.equal(await hook.ask(query('b')), { action: 'allow' }, 'an answer to no question is ignored: timeout');
   assert.is(outages.length, 1);
+  hook.close();
+  await fake.close();
+});
+
+test('a line that is not JSON while one question waits is that question\'s bad answer: allowed at once, not an outage', async () => {
+  const fake = await startFakeHook(() => 'this is not JSON');
+  // A timeout as far as the spec's own bound: only a bad answer can settle the question in time.
+  const { hook, outages, bad } = client(fake.path, { timeoutMs: FAR_MS });
+  assert.equal(await settlesBeforeFar(hook.ask(query('a')), 'the question'), { action: 'allow' });
+  assert.equal([bad, outages], [["the hook's answer to question 1 is not valid: not JSON"], []]);
   hook.close();
   await fake.close();
 });
