@@ -4,6 +4,17 @@ import { z } from 'zod';
 /** A tag names an inbound, outbound or sink; routes and groups refer to parts by tag. */
 export const tagSchema = z.string().min(1);
 
+/**
+ * The longest delay a timer takes: Node fires a longer one after 1 ms (with a
+ * warning), so a huge timeout would act as almost none.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Milliseconds of a timeout or interval, from `min` up to what a timer can wait. */
+export function timerMsSchema(min: number) {
+  return z.number().int().min(min).max(MAX_TIMER_MS);
+}
+
 /** A listening port; 0 lets the system pick a free one. */
 export const listenPortSchema = z.number().int().min(0).max(65535);
 

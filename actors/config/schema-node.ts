@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { isRedisUrl } from './schema-common.js';
+import { isRedisUrl, timerMsSchema } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
@@ -41,16 +41,10 @@ export const flowsSchema = z
       .positive()
       .default(300)
       .describe('Seconds without traffic before a flow is closed with close_reason idle_timeout.'),
-    connect_timeout_ms: z
-      .number()
-      .int()
-      .min(1)
+    connect_timeout_ms: timerMsSchema(1)
       .default(10_000)
       .describe('Milliseconds to open the TCP connection to the remote or the first hop.'),
-    handshake_timeout_ms: z
-      .number()
-      .int()
-      .min(1)
+    handshake_timeout_ms: timerMsSchema(1)
       .default(10_000)
       .describe('Milliseconds from a client connection to its complete handshake (SOCKS5 request, or first HTTP request head: 408 after), and for an upstream proxy handshake.'),
   })

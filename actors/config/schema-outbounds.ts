@@ -3,9 +3,11 @@ import {
   dialPortSchema,
   hostSchema,
   httpUrlSchema,
+  MAX_TIMER_MS,
   objectCheck,
   tagListSchema,
   tagSchema,
+  timerMsSchema,
   unknownTypeError,
 } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
@@ -53,14 +55,14 @@ const urlTestSchema = z.strictObject({
   tag: tagSchema,
   members: membersSchema.describe('Outbound tags that are probed; the fastest healthy one is used.'),
   url: httpUrlSchema.describe('Probe URL, fetched through each member.'),
-  interval_s: z.number().positive().default(300).describe('Seconds between probe rounds.'),
+  interval_s: z.number().positive().max(MAX_TIMER_MS / 1000).default(300).describe('Seconds between probe rounds.'),
   tolerance_ms: z
     .number()
     .int()
     .min(0)
     .default(50)
     .describe('Milliseconds a member must beat the current one by before the group switches.'),
-  timeout_ms: z.number().int().min(1).default(5000).describe('Milliseconds before a probe counts as failed.'),
+  timeout_ms: timerMsSchema(1).default(5000).describe('Milliseconds before a probe counts as failed.'),
 });
 
 export function outboundSchema(secret: SecretSchema) {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { objectCheck, tagSchema } from './schema-common.js';
+import { objectCheck, tagSchema, timerMsSchema } from './schema-common.js';
 
 /** An IP address or an IPv4/IPv6 CIDR block such as `10.0.0.0/8` or `fd00::/8`. */
 export function isIpOrCidr(s: string): boolean {
@@ -77,10 +77,7 @@ export const routeSchema = z
       .describe(
         'Read the TLS server name (SNI) or HTTP Host from the client\'s first bytes into target.sniffed_host. For a client that connected by IP while domain rules are in use, the tunnel is answered first and routed after sniffing.',
       ),
-    sniff_timeout_ms: z
-      .number()
-      .int()
-      .min(1)
+    sniff_timeout_ms: timerMsSchema(1)
       .default(300)
       .describe('Milliseconds to wait for the first client bytes before routing without a sniffed host.'),
     process_lookup: z
@@ -100,10 +97,7 @@ export const routeSchema = z
 export const ipcHookSchema = z
   .strictObject({
     path: z.string().min(1).describe('Unix socket of the hook process, relative to the config file.'),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(1)
+    timeout_ms: timerMsSchema(1)
       .default(200)
       .describe('Milliseconds for one answer, connecting included; after that the flow is allowed.'),
   })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '../../streams/contract.js';
-import { httpUrlSchema, tagSchema, unknownTypeError } from './schema-common.js';
+import { httpUrlSchema, tagSchema, timerMsSchema, unknownTypeError } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 /** flow.snapshot is a baseline of a live subscription and never reaches a sink. */
@@ -39,10 +39,7 @@ const jsonlSinkSchema = z.strictObject({
     .default(67_108_864)
     .describe('Size in bytes at which the file is rotated (64 MiB).'),
   keep_files: z.number().int().min(0).default(5).describe('Rotated files kept beside the current one.'),
-  fsync_interval_ms: z
-    .number()
-    .int()
-    .min(0)
+  fsync_interval_ms: timerMsSchema(0)
     .default(1000)
     .describe('Milliseconds between fsyncs of the file; 0 syncs after every write.'),
 });
@@ -59,22 +56,16 @@ function webhookSinkSchema(secret: SecretSchema) {
     events: eventFilterSchema,
     batch_size: z.number().int().min(1).default(1).describe('Envelopes per POST; above 1 the body is a JSON array.'),
     concurrency: z.number().int().min(1).default(4).describe('POSTs in flight at once.'),
-    timeout_ms: z.number().int().min(1).default(10_000).describe('Milliseconds before a POST counts as failed.'),
+    timeout_ms: timerMsSchema(1).default(10_000).describe('Milliseconds before a POST counts as failed.'),
     retry_for_s: z
       .number()
       .min(0)
       .default(259_200)
       .describe('Seconds an event is retried before it goes to the dead-letter set (3 days).'),
-    backoff_base_ms: z
-      .number()
-      .int()
-      .min(1)
+    backoff_base_ms: timerMsSchema(1)
       .default(1000)
       .describe('Milliseconds of the first retry backoff; it doubles per attempt, with full jitter.'),
-    backoff_max_ms: z
-      .number()
-      .int()
-      .min(1)
+    backoff_max_ms: timerMsSchema(1)
       .default(3_600_000)
       .describe('Longest backoff between two attempts in milliseconds (1 h), unless Retry-After asks for more.'),
   });

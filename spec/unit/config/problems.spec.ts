@@ -144,4 +144,11 @@ test('refuses a Webhook URL with a user or password, without showing it', () => 
   assert.equal(lines(raw), [`event_sinks[${webhook}].url: must not carry a user name or password: the sink's token authenticates it`]);
 });
 
+test('a timeout or interval longer than a timer can wait is refused, not run as 1 ms', () => {
+  const raw = designExample();
+  raw.route.sniff_timeout_ms = 3_000_000_000;
+  raw.ipc_hook = { path: '/run/hook.sock', timeout_ms: 2 ** 31 };
+  assert.equal(lines(raw), ['route.sniff_timeout_ms: must be at most 2147483647', 'ipc_hook.timeout_ms: must be at most 2147483647']);
+});
+
 test.run();
