@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { isRedisUrl, timerMsSchema } from './schema-common.js';
+import { isRedisUrl, MAX_TIMER_MS, timerMsSchema } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
@@ -39,6 +39,8 @@ export const flowsSchema = z
     idle_timeout_s: z
       .number()
       .positive()
+      // A UDP association's idle timer waits this long.
+      .max(MAX_TIMER_MS / 1000)
       .default(300)
       .describe('Seconds without traffic before a flow is closed with close_reason idle_timeout.'),
     connect_timeout_ms: timerMsSchema(1)

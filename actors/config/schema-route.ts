@@ -84,7 +84,7 @@ export const routeSchema = z
       .boolean()
       .default(false)
       .describe(
-        'On Linux, find the local process behind a client on this machine (source.process_id, process_name, process_path). Off by default: reading /proc costs about a third of the short-connection rate on a busy node.',
+        'On Linux, find the local process behind a client on this machine (source.process_id, process_name, process_path). Off by default: reading /proc costs about 40% of the short-connection rate on a busy node.',
       ),
   })
   .refine(
