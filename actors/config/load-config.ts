@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkListeners } from './check-listeners.js';
+import { checkListeners, checkSelfLoops } from './check-listeners.js';
 import { checkReferences } from './check-references.js';
-import { checkSelfLoops } from './check-self-loops.js';
 import { deepFreeze } from './deep-freeze.js';
 import { issueMessage, issuesToProblems } from './issue-messages.js';
 import type { ConfigProblem } from './problems.js';

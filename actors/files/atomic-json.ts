@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 
 /*
  * State files are replaced through a private temp file renamed over them, so a crash
@@ -42,5 +43,24 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   } catch (err) {
     await fs.promises.rm(temp, { force: true });
     throw err;
+  }
+}
+
+/** A state file as read: its value, or that there is none yet, or why it cannot be used. */
+export type StateFileRead<T> = { value: T } | { missing: true } | { problem: string };
+
+/** Reads a JSON state file and checks it with `schema`; never throws. */
+export function readStateFile<T>(file: string, schema: z.ZodType<T>): StateFileRead<T> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { missing: true } : { problem: `${file} cannot be read (${code ?? String(err)})` };
+  }
+  try {
+    return { value: schema.parse(JSON.parse(text)) };
+  } catch {
+    return { problem: `${file} is damaged` };
   }
 }

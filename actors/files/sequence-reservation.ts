@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic, writeJsonFileSync } from './atomic-json.js';
+import { readStateFile, writeFileAtomic, writeJsonFileSync } from './atomic-json.js';
 
 /** The file name inside `node.state_dir`. */
 const SEQUENCE_FILE = 'sequence.json';
@@ -85,16 +84,7 @@ export class SequenceReservation {
 }
 
 function readNext(file: string): { next: number; problem: string | null } {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { next: 1, problem: null };
-    return { next: 1, problem: `${file} cannot be read (${err instanceof Error ? err.message : String(err)})` };
-  }
-  try {
-    return { next: fileSchema.parse(JSON.parse(text)).next_sequence, problem: null };
-  } catch {
-    return { next: 1, problem: `${file} is damaged; sequences started over at 1` };
-  }
+  const read = readStateFile(file, fileSchema);
+  if ('value' in read) return { next: read.value.next_sequence, problem: null };
+  return { next: 1, problem: 'problem' in read ? `${read.problem}; sequences started over at 1` : null };
 }

@@ -40,8 +40,9 @@ import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
+import { evacuateWaiting } from './bullmq-evacuate.js';
 import { within } from '../engine/within.js';
-import { RedisLossWatch, type LossWatchParts, type Recovery } from './redis-loss-watch.js';
+import { RedisLossWatch, type LossWatchParts } from './redis-loss-watch.js';
 
 export interface BullmqOutboxParts {
   sink: string;
@@ -56,18 +57,6 @@ export interface BullmqOutboxParts {
   /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
   loss: Omit<LossWatchParts, 'sink' | 'redis' | 'keys'>;
 }
-
-/**
- * Removes waiting jobs: from `wait`, their hash, their `enqueued` member. Every
- * command frees memory, so a Redis out of memory runs it.
- * KEYS: wait, enqueued; ARGV: the key base, then job ids.
- */
-const REMOVE_WAITING = `
-for i = 2, #ARGV do
-  redis.call('LREM', KEYS[1], 1, ARGV[i])
-  redis.call('DEL', ARGV[1] .. ARGV[i])
-  redis.call('ZREM', KEYS[2], ARGV[i])
-end`;
 
 /** How long close() waits for Redis to take the leases back and the queue to close. */
 const CLOSE_WAIT_MS = 3000;
@@ -109,22 +98,14 @@ export class BullmqOutbox implements Outbox {
     if (counts.pending === 0 && counts.dead_letters === 0) await resetEmpty(redis, keys);
     budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
     const outbox = new BullmqOutbox(parts);
-    outbox.watch = await RedisLossWatch.open({ ...parts.loss, sink, redis, keys }, (r) => outbox.restore(r));
+    // After a loss the byte count is what Redis holds now, and the loss is a gap.
+    outbox.watch = await RedisLossWatch.open({ ...parts.loss, sink, redis, keys }, async (gap) => {
+      budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
+      if (gap) await outbox.recordGap(gap, false);
+    });
     await outbox.state();
     outbox.watch.remember();
     return outbox;
-  }
-
-  /** After Redis lost the outbox: the counters and gaps as last read, the byte count as Redis now has it, the loss as a gap. */
-  private async restore(r: Recovery): Promise<void> {
-    const { redis, keys, budget } = this.p;
-    const { total_delivered, total_failed, replay_gaps, gaps } = r.counters;
-    const m = redis.multi().hincrby(keys.state, 'total_delivered', total_delivered).hincrby(keys.state, 'total_failed', total_failed);
-    m.hincrby(keys.state, 'replay_gaps', replay_gaps);
-    if (gaps.length > 0) m.rpush(keys.gaps, ...gaps.map((g) => JSON.stringify(g)));
-    await m.exec();
-    budget.load(this.sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
-    if (r.gap) await this.recordGap(r.gap, false);
   }
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
@@ -132,7 +113,8 @@ export class BullmqOutbox implements Outbox {
     if (entries.length === 0) return;
     this.appends++;
     this.appending++;
-    const done = this.watch.appending(entries.map((e) => e.sequence));
+    // Appended in bus order: the first has the lowest sequence, the last the highest.
+    const done = this.watch.appending(entries[0]!.sequence, entries.at(-1)!.sequence);
     try {
       await this.appendNow(entries);
     } catch (err) {
@@ -313,32 +295,15 @@ export class BullmqOutbox implements Outbox {
     return this.owed.adjust(found.state);
   }
 
-  /**
-   * Moves up to `max` of the oldest waiting jobs into `into` (the embedded store) and
-   * then out of Redis; resolves with how many. It is how a Redis out of memory drains:
-   * a lease's first write (wait → active) is refused then, while removals are not, so
-   * the jobs are read, kept by `into`, and deleted, which frees Redis for the fleet. A
-   * crash between the two steps leaves an event in both stores, delivered twice under
-   * one event_id. Moved entries start over at attempts 0.
-   */
+  /** evacuateWaiting (bullmq-evacuate.ts), with the byte count and budget following. */
   async evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number> {
     this.assertOpen();
-    const { redis, keys } = this.p;
     try {
-      // BullMQ pushes new jobs at the head of `wait` and leases from the tail.
-      const ids = (await redis.lrange(`${keys.base}wait`, -max, -1)).reverse();
-      const read = await redis.pipeline(ids.map((id) => ['hget', keys.base + id, 'data'])).exec();
-      const moved = ids.flatMap((id, i) => {
-        const data = read?.[i]?.[1];
-        return typeof data === 'string' ? [{ id, data: JSON.parse(data) as JobData }] : [];
-      });
-      if (moved.length === 0) return 0;
-      await into(moved.map(({ data }) => ({ id: data.event_id, sequence: data.sequence, body: data.body })));
-      const bytes = moved.reduce((n, m) => n + Buffer.byteLength(m.data.body), 0);
-      await redis.eval(REMOVE_WAITING, 2, `${keys.base}wait`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
+      const { moved, bytes } = await evacuateWaiting(this.p.redis, this.p.keys, max, into);
+      if (moved === 0) return 0;
       this.p.budget.release(this.sink, bytes);
       await this.count({ bytes: -bytes });
-      return moved.length;
+      return moved;
     } catch (err) {
       throw this.storeError(err);
     }

@@ -18,7 +18,7 @@ export interface LossWatchParts {
 }
 
 /** What a recovery puts back: the gap, and the counters as last read. */
-export interface Recovery {
+interface Recovery {
   gap: ReplayGap | null;
   counters: Pick<OutboxState, 'total_delivered' | 'total_failed' | 'replay_gaps' | 'gaps'> & { dead_letters?: number };
   when: string;
@@ -46,7 +46,7 @@ export class RedisLossWatch {
   private constructor(
     private readonly p: LossWatchParts,
     private readonly storeId: string,
-    private readonly recover: (r: Recovery) => Promise<void>,
+    private readonly recordLoss: (gap: ReplayGap | null) => Promise<void>,
   ) {
     this.floor = p.runFirstSequence;
     this.appendedThrough = p.runFirstSequence - 1;
@@ -54,12 +54,13 @@ export class RedisLossWatch {
 
   /**
    * Marks the state hash as this outbox's (an existing mark is kept). One the node had
-   * opened before and Redis no longer holds was lost while the node was stopped:
-   * `recover` is called with what the memory kept.
+   * opened before and Redis no longer holds was lost while the node was stopped, and is
+   * recovered with what the memory kept. After the counters are put back, `recordLoss`
+   * records the gap (the outbox's own gap record, byte count and budget).
    */
-  static async open(p: LossWatchParts, recover: (r: Recovery) => Promise<void>): Promise<RedisLossWatch> {
+  static async open(p: LossWatchParts, recordLoss: (gap: ReplayGap | null) => Promise<void>): Promise<RedisLossWatch> {
     const found = await p.redis.hget(p.keys.state, 'store_id');
-    const watch = new RedisLossWatch(p, found ?? randomUUID(), recover);
+    const watch = new RedisLossWatch(p, found ?? randomUUID(), recordLoss);
     if (found) return watch;
     const before = p.memory?.get(p.keys.state);
     if (!before) {
@@ -74,10 +75,9 @@ export class RedisLossWatch {
     return watch;
   }
 
-  /** Called as an append of `sequences` begins; `done` when it ended, however. */
-  appending(sequences: readonly number[]): () => void {
-    const low = Math.min(...sequences);
-    this.appendedThrough = Math.max(this.appendedThrough, ...sequences);
+  /** Called as an append of sequences `low`..`high` begins; `done` when it ended, however. */
+  appending(low: number, high: number): () => void {
+    this.appendedThrough = Math.max(this.appendedThrough, high);
     this.inFlight.add(low);
     return () => this.inFlight.delete(low);
   }
@@ -109,9 +109,15 @@ export class RedisLossWatch {
     this.p.memory?.set(this.p.keys.state, { store_id: this.storeId, floor: this.floor, total_delivered, total_failed, replay_gaps });
   }
 
+  /** The mark again, the counters and gaps as last read, then the gap itself. */
   private async recovered(r: Recovery): Promise<void> {
-    await this.p.redis.hset(this.p.keys.state, 'store_id', this.storeId);
-    await this.recover(r);
+    const { redis, keys } = this.p;
+    const { total_delivered, total_failed, replay_gaps, gaps } = r.counters;
+    const m = redis.multi().hset(keys.state, 'store_id', this.storeId);
+    m.hincrby(keys.state, 'total_delivered', total_delivered).hincrby(keys.state, 'total_failed', total_failed).hincrby(keys.state, 'replay_gaps', replay_gaps);
+    if (gaps.length > 0) m.rpush(keys.gaps, ...gaps.map((g) => JSON.stringify(g)));
+    await m.exec();
+    await this.recordLoss(r.gap);
     const range = r.gap ? `events ${r.gap.from_sequence}..${r.gap.to_sequence} it may have held are counted as a replay gap` : 'nothing was pending in it';
     // Dead letters are out of the sequence ranges: only their number can be told.
     const dead = r.counters.dead_letters ? `; the dead letters it held (${r.counters.dead_letters}) are gone` : '';

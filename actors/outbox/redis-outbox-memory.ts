@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeJsonFileSync } from '../files/atomic-json.js';
+import { readStateFile, writeJsonFileSync } from '../files/atomic-json.js';
 
 /** The file name inside `node.state_dir`. */
 const MEMORY_FILE = 'redis-outboxes.json';
@@ -50,10 +49,7 @@ export class RedisOutboxMemory {
 
   /** A damaged or missing file counts as empty. */
   private read(): Record<string, RememberedOutbox> {
-    try {
-      return fileSchema.parse(JSON.parse(fs.readFileSync(this.file, 'utf8')));
-    } catch {
-      return {};
-    }
+    const read = readStateFile(this.file, fileSchema);
+    return 'value' in read ? read.value : {};
   }
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ReplayGap } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
-import { writeJsonFileSync } from '../files/atomic-json.js';
+import { readStateFile, writeJsonFileSync } from '../files/atomic-json.js';
 
 /** The file name inside `node.state_dir`. */
 const MISSED_FILE = 'missed-by-unstarted-sinks.json';
@@ -47,16 +47,8 @@ export class MissedRanges {
 
   /** A damaged file counts as empty: the ranges it held are lost, the sinks still start. */
   private read(): Record<string, ReplayGap[]> {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.file, 'utf8');
-    } catch {
-      return {};
-    }
-    try {
-      return fileSchema.parse(JSON.parse(text));
-    } catch {
-      return {};
-    }
+    const read = readStateFile(this.file, fileSchema);
+    return 'value' in read ? read.value : {};
   }
+
 }

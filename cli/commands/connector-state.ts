@@ -39,7 +39,7 @@ export async function connectorCommand(args: readonly string[], json: boolean): 
   const [sub, file, ...rest] = args;
   if (sub !== 'state' || !file || rest.length > 0) throw new UsageError('usage: weir connector state [--json] <config_file>');
   // Sink state needs no token or key: the node's secrets need not be in this shell.
-  const loaded = fileConfigSource(file, true).load();
+  const loaded = fileConfigSource(file, { lenientSecrets: true }).load();
   if (!loaded.ok) {
     printProblems(file, loaded.problems);
     return EXIT.failure;

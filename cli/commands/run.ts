@@ -12,8 +12,8 @@ const DEFAULT_STATE_DIR = process.env['WEIR_STATE_DIR'] ?? './state';
  * The config `weir run -c file` runs on: the file with what config.apply kept in its
  * state dir. `lenientSecrets` for an offline reader (SecretSources.lenient).
  */
-export function fileConfigSource(file: string, lenientSecrets = false): ConfigSource {
-  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR), undefined, lenientSecrets);
+export function fileConfigSource(file: string, opts: { lenientSecrets?: boolean } = {}): ConfigSource {
+  return new ConfigSource(path.resolve(file), path.resolve(DEFAULT_STATE_DIR), undefined, opts.lenientSecrets);
 }
 
 function configSource(file: string | undefined): ConfigSource {

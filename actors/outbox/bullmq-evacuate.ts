@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import type { OutboxAppend } from '../contracts/outbox.js';
+import type { JobData } from './bullmq-jobs.js';
+import type { SinkKeys } from './bullmq-keys.js';
+
+/**
+ * Removes waiting jobs: from `wait`, their hash, their `enqueued` member. Every
+ * command frees memory, so a Redis out of memory runs it.
+ * KEYS: wait, enqueued; ARGV: the key base, then job ids.
+ */
+const REMOVE_WAITING = `
+for i = 2, #ARGV do
+  redis.call('LREM', KEYS[1], 1, ARGV[i])
+  redis.call('DEL', ARGV[1] .. ARGV[i])
+  redis.call('ZREM', KEYS[2], ARGV[i])
+end`;
+
+/**
+ * Moves up to `max` of the oldest waiting jobs into `into` (the embedded store) and
+ * then out of Redis; resolves with how many and their bytes. It is how a Redis out of
+ * memory drains: a lease's first write (wait → active) is refused then, while removals
+ * are not, so the jobs are read, kept by `into`, and deleted, which frees Redis for the
+ * fleet. A crash between the two steps leaves an event in both stores, delivered twice
+ * under one event_id. Moved entries start over at attempts 0.
+ */
+export async function evacuateWaiting(
+  redis: Redis,
+  keys: SinkKeys,
+  max: number,
+  into: (entries: OutboxAppend[]) => Promise<void>,
+): Promise<{ moved: number; bytes: number }> {
+  // BullMQ pushes new jobs at the head of `wait` and leases from the tail.
+  const ids = (await redis.lrange(`${keys.base}wait`, -max, -1)).reverse();
+  const read = await redis.pipeline(ids.map((id) => ['hget', keys.base + id, 'data'])).exec();
+  const moved = ids.flatMap((id, i) => {
+    const data = read?.[i]?.[1];
+    return typeof data === 'string' ? [{ id, data: JSON.parse(data) as JobData }] : [];
+  });
+  if (moved.length === 0) return { moved: 0, bytes: 0 };
+  await into(moved.map(({ data }) => ({ id: data.event_id, sequence: data.sequence, body: data.body })));
+  await redis.eval(REMOVE_WAITING, 2, `${keys.base}wait`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
+  return { moved: moved.length, bytes: moved.reduce((n, m) => n + Buffer.byteLength(m.data.body), 0) };
+}
