@@ -37,5 +37,11 @@ export interface Sink {
   stop(): Promise<number>;
   /** The node's stop, for a sink that does more then than when it is replaced; stop() otherwise. */
   stopAtShutdown?(): Promise<number>;
+  /**
+   * Called each tick with the bus's last sequence: the highest sequence through which
+   * every event this sink takes is kept or counted as a gap (KeptMark). After a crash,
+   * what lies past it is what the sink cannot vouch for (SinkMarks).
+   */
+  keptThrough(lastSequence: number): number;
   state(): ConnectorState;
 }

@@ -26,6 +26,7 @@ import { Router, type RouterOptions } from '../router/router.js';
 import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
 import { buildSink } from '../sinks/build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
+import { SinkMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
 import { nodeTick } from './tick.js';
 
@@ -70,6 +71,7 @@ export class Engine {
   readonly inbounds: ProxyInbound[];
   sinks: Sink[];
   private readonly missed: MissedRanges;
+  private readonly marks: SinkMarks;
   private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
   readonly startedAt: number;
@@ -126,6 +128,7 @@ export class Engine {
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
     this.missed = new MissedRanges(config.node.state_dir);
+    this.marks = new SinkMarks(config.node.state_dir, (problem) => log.warn({ problem }, 'sink marks'));
   }
 
   get config(): WeirConfig {
@@ -210,7 +213,9 @@ export class Engine {
   }
 
   async start(): Promise<void> {
+    const uncleanStop = this.carryUncleanStop();
     for (const sink of this.sinks) await this.missed.start(sink);
+    this.marks.begin(this.keptMarks());
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
       this.table.changes$
@@ -225,6 +230,7 @@ export class Engine {
       tick$.subscribe(() => {
         this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() });
         this.sequences.keepAhead(this.bus.lastSequence);
+        this.marks.save(this.keptMarks());
       }),
     );
     // Restored before the inbounds open, so the first flows use the saved choices.
@@ -236,8 +242,36 @@ export class Engine {
       event_type: 'engine.started',
       payload: { build_id: this.opts.build.git_hash, started_at_unix_ms: this.startedAt },
     });
+    if (uncleanStop) this.bus.publish({ event_type: 'engine.warning', payload: { code: 'unclean_stop', message: uncleanStop } });
     void this.probes.start();
     this.opts.log.info({ inbounds: this.inbounds.map((i) => ({ tag: i.tag, ...i.address() })) }, 'engine started');
+  }
+
+  /**
+   * After a run that did not stop cleanly (SinkMarks), each of its sinks' events past
+   * what it had kept, up to where this run begins, are a missed range of its tag
+   * (recorded as a replay gap when the tag starts). Returns the warning to publish, or null.
+   */
+  private carryUncleanStop(): string | null {
+    const left = this.marks.left();
+    if (!left) return null;
+    const to = this.sequences.first - 1;
+    const ranges = Object.entries(left).filter(([, kept]) => kept < to);
+    try {
+      for (const [tag, kept] of ranges) this.missed.add(tag, { from_sequence: kept + 1, to_sequence: to, at_unix_ms: this.now() });
+    } catch (err) {
+      this.opts.log.warn({ err }, 'the ranges a crash may have lost could not be kept');
+    }
+    const stopped = 'the previous run did not stop cleanly (killed, crashed or lost power)';
+    if (ranges.length === 0) return stopped;
+    const named = ranges.map(([tag, kept]) => `sink "${tag}" ${kept + 1}..${to}`).join(', ');
+    return `${stopped}: the events it published past what each sink had kept are counted as a replay gap (${named}); those kept after all are delivered as usual`;
+  }
+
+  /** Every running sink's Sink.keptThrough, by tag. */
+  private keptMarks(): Marks {
+    const last = this.bus.lastSequence;
+    return Object.fromEntries(this.sinks.map((s) => [s.tag, s.keptThrough(last)]));
   }
 
   statsSnapshot(): ReturnType<FlowStats['snapshot']> {
@@ -264,6 +298,8 @@ export class Engine {
     await this.stores?.close();
     this.bus.complete();
     this.sequences.close(this.bus.lastSequence);
+    // Last: a stop that breaks off before here is counted as a crash at the next start.
+    await this.marks.clear();
     this.opts.log.info({ reason }, 'engine stopped');
   }
 }

@@ -67,6 +67,11 @@ export class RetriedStart implements Sink {
     return through;
   }
 
+  /** Until it runs it has kept nothing past where its events begin. */
+  keptThrough(lastSequence: number): number {
+    return this.started ? this.inner.keptThrough(lastSequence) : this.since;
+  }
+
   state(): ConnectorState {
     return this.started ? this.inner.state() : { ...this.inner.state(), last_error: this.lastError };
   }

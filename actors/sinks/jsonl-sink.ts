@@ -5,6 +5,7 @@ import type { JsonlSinkConfig } from '../config/schema.js';
 import type { ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { JsonlWriter } from './jsonl-writer.js';
+import { KeptMark } from './kept-mark.js';
 
 /**
  * Appends the sink's filtered envelopes to a JSONL file with the node id as
@@ -18,6 +19,7 @@ export class JsonlSink implements Sink {
   private subscription: Subscription | null = null;
   /** Ranges that had left the replay ring when a `since` start came for them, and earlier runs' missed ones. */
   private lostRanges = 0;
+  private kept: KeptMark | null = null;
 
   constructor(
     private readonly config: JsonlSinkConfig,
@@ -42,7 +44,20 @@ export class JsonlSink implements Sink {
     const nodeIdJson = JSON.stringify(this.nodeId);
     const { lost, events$ } = sinkEvents(this.bus, this.config.events, since);
     this.lostRanges += missed.length + (lost ? 1 : 0);
-    this.subscription = events$.subscribe((e) => this.writer.append(e.withSourceParts(nodeIdJson)));
+    const kept = new KeptMark(since ?? this.bus.lastSequence);
+    this.kept = kept;
+    this.subscription = events$.subscribe((e) => {
+      kept.taken += 1;
+      this.writer.append(e.withSourceParts(nodeIdJson));
+    });
+  }
+
+  /** A line is kept once written to the file (a kill -9 does not take back what the kernel has); a dropped one is counted as a gap. */
+  keptThrough(lastSequence: number): number {
+    if (!this.kept) return lastSequence;
+    const s = this.writer.stats;
+    this.kept.settled = s.linesWritten + s.dropped;
+    return this.kept.checkpoint(lastSequence);
   }
 
   /** Lines are queued as events arrive, so what was taken is all in the writer, which writes it before closing. */

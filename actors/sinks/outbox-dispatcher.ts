@@ -1,10 +1,11 @@
-import { Subject, takeUntil } from 'rxjs';
+import { Subject, takeUntil, tap } from 'rxjs';
 import type { BusEvent } from '../../streams/contract.js';
 import { coalesce } from '../../streams/coalesce.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 import { sinkEvents } from '../../streams/subscription.js';
 import type { Outbox, OutboxAppend, ReplayGap } from '../contracts/outbox.js';
+import { KeptMark } from './kept-mark.js';
 
 export interface DispatcherOptions {
   sink: string;
@@ -31,6 +32,8 @@ const APPEND_MAX = 1000;
 /** A range noted as missed, waiting in the queue at its place among the appends. */
 interface Missed {
   missed: SequenceRange;
+  /** What it settles of KeptMark's taken count once recorded. */
+  count: number;
 }
 
 /**
@@ -53,6 +56,7 @@ export class OutboxDispatcher {
   private warned = false;
   /** source_id as every body carries it, serialized once. */
   private readonly nodeIdJson: string;
+  private kept: KeptMark | null = null;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.nodeIdJson = JSON.stringify(opts.nodeId);
@@ -61,10 +65,24 @@ export class OutboxDispatcher {
   /** Takes live events; with `since`, first those after it that the ring still holds. */
   start(since?: number): void {
     const { lost, events$ } = sinkEvents(this.opts.bus, this.opts.events, since);
-    if (lost) this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started');
+    const kept = new KeptMark(since ?? this.opts.bus.lastSequence);
+    this.kept = kept;
+    if (lost) {
+      kept.taken += 1;
+      this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started', 1);
+    }
     events$
-      .pipe(takeUntil(this.stopping), coalesce(this.opts.batchMs ?? 10))
+      .pipe(
+        tap(() => (kept.taken += 1)),
+        takeUntil(this.stopping),
+        coalesce(this.opts.batchMs ?? 10),
+      )
       .subscribe((batch) => this.enqueue(batch));
+  }
+
+  /** An event is kept once its append to the outbox resolved, or once the range it was missed in is recorded. */
+  keptThrough(lastSequence: number): number {
+    return this.kept ? this.kept.checkpoint(lastSequence) : lastSequence;
   }
 
   /**
@@ -87,7 +105,7 @@ export class OutboxDispatcher {
   private enqueuePart(batch: PublishedEvent[]): void {
     // Checked before serializing: an overflowing batch is only a gap, its bodies are never written.
     if (this.queued + batch.length > (this.opts.maxQueued ?? 100_000)) {
-      this.noteMiss(rangeOf(batch), 'outbox_write_blocked', 'the outbox queue is full');
+      this.noteMiss(rangeOf(batch), 'outbox_write_blocked', 'the outbox queue is full', batch.length);
       return;
     }
     const entries = batch.map((e) => ({
@@ -104,6 +122,7 @@ export class OutboxDispatcher {
     for (let item = this.queue.shift(); item; item = this.queue.shift()) {
       if (!Array.isArray(item)) {
         await this.record(item.missed);
+        this.settle(item.count);
         continue;
       }
       this.queued -= item.length;
@@ -116,17 +135,20 @@ export class OutboxDispatcher {
         this.warn(range, 'outbox_write_blocked', err instanceof Error ? err.message : String(err));
         await this.record(range);
       }
+      this.settle(item.length);
     }
     this.running = null;
   }
 
   /** A miss noticed outside the drain: warned of now, recorded after what is queued before it. */
-  private noteMiss(range: SequenceRange, code: string, why: string): void {
+  private noteMiss(range: SequenceRange, code: string, why: string, count: number): void {
     this.warn(range, code, why);
     const last = this.queue.at(-1);
     // Nothing was queued since the last noted miss: this one continues it.
-    if (last && !Array.isArray(last)) last.missed.to_sequence = range.to_sequence;
-    else this.queue.push({ missed: { ...range } });
+    if (last && !Array.isArray(last)) {
+      last.missed.to_sequence = range.to_sequence;
+      last.count += count;
+    } else this.queue.push({ missed: { ...range }, count });
     this.running ??= this.drain();
   }
 
@@ -141,6 +163,10 @@ export class OutboxDispatcher {
         },
       });
     }
+  }
+
+  private settle(count: number): void {
+    if (this.kept) this.kept.settled += count;
   }
 
   private async record(range: SequenceRange): Promise<void> {

@@ -66,6 +66,10 @@ export class WebhookSink implements Sink {
     this.timer.unref();
   }
 
+  keptThrough(lastSequence: number): number {
+    return this.dispatcher ? this.dispatcher.keptThrough(lastSequence) : lastSequence;
+  }
+
   /** Everything taken from the bus reaches the outbox; what is undelivered stays there for the next start. */
   async stop(): Promise<number> {
     if (this.timer) clearInterval(this.timer);

@@ -32,6 +32,10 @@ class HeldSink implements Sink {
     this.release(through);
   }
 
+  keptThrough(lastSequence: number): number {
+    return lastSequence;
+  }
+
   state(): ConnectorState {
     return { tag: this.tag, type: this.type, pending: 0, total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null, outbox_storage: { write_blocked: false } };
   }

@@ -20,6 +20,7 @@ function sinkOf(tag: string, failing = false): Sink & { given: (readonly ReplayG
       if (failing) throw new Error('cannot open');
     },
     stop: async () => 0,
+    keptThrough: (last) => last,
     state: () => ({}) as ConnectorState,
   };
 }

@@ -6,6 +6,7 @@ import { OutboxDispatcher } from '../../../actors/sinks/outbox-dispatcher.js';
 import type { BusEvent, EventType } from '../../../streams/contract.js';
 import { EventBus } from '../../../streams/event-bus.js';
 import { tempDir } from '../../support/temp-dir.js';
+import { waitFor } from '../../support/wait-for.js';
 import { withClosing } from '../../support/with-closing.js';
 import { ROOMY } from '../outbox/outbox-contract.js';
 
@@ -126,6 +127,33 @@ test('a queue overflow during a failing append records each missed range in sequ
   const state = await r.outbox.state();
   assert.equal(state.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[1, 1], [3, 3]]);
   assert.is(state.replay_gaps, 2);
+}));
+
+test('vouches for a sequence only once every event it takes up to there is in the outbox or a gap', withClosing(() => rig(1024, { maxQueued: 1, batchMs: 1 }), async (r) => {
+  // The first append is held until released; the third event overflows the queue.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  beforeAppend(r.outbox, async (_, nth) => {
+    if (nth === 1) await released;
+  });
+  publish(r.bus, ['stats.sampled']);
+  const d = r.dispatcher();
+  d.start();
+  assert.is(d.keptThrough(r.bus.lastSequence), 1);
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+  for (const type of ['flow.completed', 'stats.sampled', 'flow.completed', 'flow.completed'] as EventType[]) {
+    publish(r.bus, [type]);
+    await settle();
+  }
+  // 2 is being appended, 4 waits in the queue, 5 overflowed it: nothing past 1 is vouched for.
+  assert.is(d.keptThrough(r.bus.lastSequence), 1);
+  publish(r.bus, ['stats.sampled']);
+  assert.is(d.keptThrough(r.bus.lastSequence), 1);
+  release();
+  await waitFor(() => d.keptThrough(r.bus.lastSequence) === 6, 5000, 'the mark past the appends and the recorded gap');
+  await d.stop();
+  assert.equal(await r.held(), [2, 4]);
+  assert.equal((await r.outbox.state()).gaps.map((g) => [g.from_sequence, g.to_sequence]), [[5, 5]]);
 }));
 
 test.run();
