@@ -6,7 +6,7 @@ import { flowEvent } from '../../streams/flow-events.js';
 import { sampleRevisions } from '../../streams/revision-sampler.js';
 import { fingerprint, restartRequired, withHotSections } from '../config/config-diff.js';
 import type { SinkConfig, WeirConfig } from '../config/schema.js';
-import { sinkChanges, type SinkChanges } from './sink-changes.js';
+import { shownChanges, sinkChanges, type SinkChanges } from './sink-changes.js';
 import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { Sink } from '../contracts/sink.js';
@@ -197,7 +197,7 @@ export class Engine {
         payload: { code: 'config_restart_required', message: `the config changes ${restart_required.join(', ')}, which take effect only on a restart; the node runs on the values it started with` },
       });
     }
-    return { changed, sinks: { ...changes, removed_pending: removedPending }, route_changed: routeChanged, restart_required };
+    return { changed, sinks: { ...shownChanges(changes), removed_pending: removedPending }, route_changed: routeChanged, restart_required };
   }
 
   /** The outbox stores open on the first sink that needs them. */

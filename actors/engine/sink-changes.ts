@@ -1,5 +1,6 @@
 import { fingerprint } from '../config/config-diff.js';
 import type { SinkConfig } from '../config/schema.js';
+import { shownUrl } from '../webhook/shown-url.js';
 
 export interface SinkChanges {
   added: SinkConfig[];
@@ -19,4 +20,16 @@ export function sinkChanges(current: readonly SinkConfig[], next: readonly SinkC
     replaced: next.filter((c) => before.has(c.tag) && before.get(c.tag) !== fingerprint(c)),
     removed: current.filter((c) => !after.has(c.tag)).map((c) => c.tag),
   };
+}
+
+/**
+ * The changes as an apply's or reload's answer (and its log line) shows them: a Webhook
+ * sink's URL by shownUrl. Its token is a Secret and shows as [redacted] by itself.
+ */
+export function shownChanges(changes: SinkChanges): SinkChanges {
+  return { ...changes, added: changes.added.map(shownSink), replaced: changes.replaced.map(shownSink) };
+}
+
+function shownSink(c: SinkConfig): SinkConfig {
+  return c.type === 'webhook' ? { ...c, url: shownUrl(c.url) } : c;
 }
