@@ -38,7 +38,8 @@ export interface Sink {
   /** The node's stop, for a sink that does more then than when it is replaced; stop() otherwise. */
   stopAtShutdown?(): Promise<number>;
   /**
-   * Called each tick with the bus's last sequence: the highest sequence through which
+   * Called with the bus's last sequence (each tick, and at start and around a swap of
+   * sinks): the highest sequence through which
    * every event this sink takes is kept or counted as a gap (KeptMark). After a crash,
    * what lies past it is what the sink cannot vouch for (SinkMarks).
    */

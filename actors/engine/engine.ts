@@ -169,6 +169,11 @@ export class Engine {
 
   private async apply(next: WeirConfig): Promise<ConfigApplied> {
     const changes = sinkChanges(this.current.event_sinks, next.event_sinks);
+    // While the sinks are swapped, the file keeps each replaced tag's mark from before
+    // (its new sink goes on from where the old one stopped) and an added tag's from now.
+    const added = Object.fromEntries(changes.added.map((c) => [c.tag, this.bus.lastSequence]));
+    this.marks.saveNow({ ...this.keptMarks(), ...added });
+    this.marks.held = true;
     const { sinks, removedPending } = await swapSinks(this.sinks, changes, {
       build: (c) => this.sinkOf(c),
       lastSequence: () => this.bus.lastSequence,
@@ -180,6 +185,8 @@ export class Engine {
         }),
     });
     this.sinks = sinks;
+    this.marks.held = false;
+    this.marks.saveNow(this.keptMarks());
     const running = this.current;
     const routeChanged = fingerprint(running.route) !== fingerprint(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
@@ -214,8 +221,11 @@ export class Engine {
 
   async start(): Promise<void> {
     const uncleanStop = this.carryUncleanStop();
+    // Written before any sink starts (an outbox may take seconds to open): a crash from
+    // here on is counted from this run's marks, never again from the carried ones.
+    this.marks.saveNow(this.keptMarks());
     for (const sink of this.sinks) await this.missed.start(sink);
-    this.marks.begin(this.keptMarks());
+    this.marks.saveNow(this.keptMarks());
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
       this.table.changes$
@@ -257,14 +267,15 @@ export class Engine {
     if (!left) return null;
     const to = this.sequences.first - 1;
     const ranges = Object.entries(left).filter(([, kept]) => kept < to);
+    const stopped = 'the previous run did not stop cleanly (killed or crashed)';
+    if (ranges.length === 0) return stopped;
+    const named = ranges.map(([tag, kept]) => `sink "${tag}" ${kept + 1}..${to}`).join(', ');
     try {
       for (const [tag, kept] of ranges) this.missed.add(tag, { from_sequence: kept + 1, to_sequence: to, at_unix_ms: this.now() });
     } catch (err) {
       this.opts.log.warn({ err }, 'the ranges a crash may have lost could not be kept');
+      return `${stopped}: the events it published past what each sink had kept (${named}) may be lost, and could not be counted as replay gaps (the state_dir cannot be written)`;
     }
-    const stopped = 'the previous run did not stop cleanly (killed, crashed or lost power)';
-    if (ranges.length === 0) return stopped;
-    const named = ranges.map(([tag, kept]) => `sink "${tag}" ${kept + 1}..${to}`).join(', ');
     return `${stopped}: the events it published past what each sink had kept are counted as a replay gap (${named}); those kept after all are delivered as usual`;
   }
 
@@ -296,10 +307,11 @@ export class Engine {
     // After an apply in progress, so the sinks it starts are stopped too.
     await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();
+    // Once every sink has kept what it took: a stop that breaks off before here is
+    // counted as a crash at the next start, one after it loses nothing.
+    await this.marks.clear();
     this.bus.complete();
     this.sequences.close(this.bus.lastSequence);
-    // Last: a stop that breaks off before here is counted as a crash at the next start.
-    await this.marks.clear();
     this.opts.log.info({ reason }, 'engine stopped');
   }
 }

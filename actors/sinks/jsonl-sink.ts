@@ -20,6 +20,8 @@ export class JsonlSink implements Sink {
   /** Ranges that had left the replay ring when a `since` start came for them, and earlier runs' missed ones. */
   private lostRanges = 0;
   private kept: KeptMark | null = null;
+  /** The writer's dropped lines as of the last time its queue was empty. */
+  private droppedSettled = 0;
 
   constructor(
     private readonly config: JsonlSinkConfig,
@@ -47,16 +49,23 @@ export class JsonlSink implements Sink {
     const kept = new KeptMark(since ?? this.bus.lastSequence);
     this.kept = kept;
     this.subscription = events$.subscribe((e) => {
-      kept.taken += 1;
+      kept.took();
       this.writer.append(e.withSourceParts(nodeIdJson));
     });
   }
 
-  /** A line is kept once written to the file (a kill -9 does not take back what the kernel has); a dropped one is counted as a gap. */
+  /**
+   * A line is kept once written to the file (a kill -9 does not take back what the
+   * kernel has); a dropped one is counted as a gap. Lines are dropped only when the
+   * writer's queue is full, so they are newer than the lines waiting in it: drops
+   * count as settled only once that queue has emptied. Before start() nothing is
+   * taken, so nothing can be lost.
+   */
   keptThrough(lastSequence: number): number {
     if (!this.kept) return lastSequence;
     const s = this.writer.stats;
-    this.kept.settled = s.linesWritten + s.dropped;
+    if (s.pending === 0) this.droppedSettled = s.dropped;
+    this.kept.settledTotal(s.linesWritten + this.droppedSettled);
     return this.kept.checkpoint(lastSequence);
   }
 

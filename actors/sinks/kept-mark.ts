@@ -10,16 +10,29 @@ const MAX_CHECKPOINTS = 600;
  * checkpoint per tick: nothing is kept per event.
  */
 export class KeptMark {
-  /** Events taken from the bus (and ranges noted as missed outside it). */
-  taken = 0;
-  /** Of those, kept or recorded as a gap, in the order taken. */
-  settled = 0;
+  private taken = 0;
+  private settled = 0;
   private through: number;
   private readonly checkpoints: { taken: number; sequence: number }[] = [];
 
   /** `start`: the sequence the sink's events begin after. */
   constructor(start: number) {
     this.through = start;
+  }
+
+  /** Events taken from the bus (or ranges noted as missed outside it). */
+  took(count = 1): void {
+    this.taken += count;
+  }
+
+  /** Of those, `count` more kept or recorded as a gap, the oldest first. */
+  settle(count: number): void {
+    this.settled += count;
+  }
+
+  /** For a sink that counts what it settled as a running total. */
+  settledTotal(total: number): void {
+    this.settled = total;
   }
 
   /** Notes `lastSequence` (the bus's last, read now) and returns the mark. */

@@ -34,8 +34,19 @@ export class MissedRanges {
     if (carried.length > 0) this.update((all) => delete all[sink.tag]);
   }
 
+  /**
+   * A range that overlaps one the tag already carries widens it instead: the same loss
+   * can be noted twice (a sink that never started, then a crash before the stop ended,
+   * counts from where it stopped) and must count as one gap.
+   */
   add(tag: string, range: ReplayGap): void {
-    this.update((all) => (all[tag] ??= []).push(range));
+    this.update((all) => {
+      const ranges = (all[tag] ??= []);
+      const same = ranges.find((r) => r.from_sequence <= range.to_sequence && range.from_sequence <= r.to_sequence);
+      if (!same) return void ranges.push(range);
+      same.from_sequence = Math.min(same.from_sequence, range.from_sequence);
+      same.to_sequence = Math.max(same.to_sequence, range.to_sequence);
+    });
   }
 
   private update(change: (all: Record<string, ReplayGap[]>) => void): void {

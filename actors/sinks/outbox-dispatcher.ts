@@ -68,19 +68,23 @@ export class OutboxDispatcher {
     const kept = new KeptMark(since ?? this.opts.bus.lastSequence);
     this.kept = kept;
     if (lost) {
-      kept.taken += 1;
+      kept.took();
       this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started', 1);
     }
     events$
       .pipe(
-        tap(() => (kept.taken += 1)),
+        // Before takeUntil: once stopping, nothing more is taken, and coalesce hands over what was.
+        tap(() => kept.took()),
         takeUntil(this.stopping),
         coalesce(this.opts.batchMs ?? 10),
       )
       .subscribe((batch) => this.enqueue(batch));
   }
 
-  /** An event is kept once its append to the outbox resolved, or once the range it was missed in is recorded. */
+  /**
+   * An event is kept once its append to the outbox resolved, or once the range it was
+   * missed in is recorded. Before start() nothing is taken, so nothing can be lost.
+   */
   keptThrough(lastSequence: number): number {
     return this.kept ? this.kept.checkpoint(lastSequence) : lastSequence;
   }
@@ -166,7 +170,7 @@ export class OutboxDispatcher {
   }
 
   private settle(count: number): void {
-    if (this.kept) this.kept.settled += count;
+    this.kept?.settle(count);
   }
 
   private async record(range: SequenceRange): Promise<void> {

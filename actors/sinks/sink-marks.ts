@@ -27,6 +27,8 @@ export class SinkMarks {
   private saved = '';
   private writing: Promise<void> | null = null;
   private cleared = false;
+  /** Set while sinks are swapped: ticks then leave the file as saveNow wrote it. */
+  held = false;
   /** Set from a failed write to the next one that succeeds: the problem is told once per spell. */
   private failing = false;
 
@@ -46,8 +48,11 @@ export class SinkMarks {
     return null;
   }
 
-  /** At start, before the first event is published, so a crash from then on is seen. */
-  begin(marks: Marks): void {
+  /**
+   * Written at once: at start, before the first event is published, so a crash from
+   * then on is seen; around a swap of sinks, so a tag added by config.apply is covered.
+   */
+  saveNow(marks: Marks): void {
     try {
       writeJsonFileSync(this.file, marks);
       this.written(JSON.stringify(marks));
@@ -59,7 +64,7 @@ export class SinkMarks {
   /** Each tick: written when changed, one write at a time (a tick that finds one under way leaves it to the next). */
   save(marks: Marks): void {
     const text = JSON.stringify(marks);
-    if (this.cleared || this.writing || text === this.saved) return;
+    if (this.cleared || this.held || this.writing || text === this.saved) return;
     this.writing = writeFileAtomic(this.file, `${text}\n`).then(
       () => {
         this.written(text);

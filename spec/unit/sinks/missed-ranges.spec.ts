@@ -32,13 +32,13 @@ test('a tag’s ranges go to its next start that succeeds, then are forgotten; o
   const missed = new MissedRanges(dir);
   missed.add('late', range(3, 9));
   missed.add('other', range(1, 2));
-  missed.add('late', range(1, 4));
+  missed.add('late', range(12, 14));
 
   const failing = sinkOf('late', true);
   assert.match(String(await rejectionOf(missed.start(failing))), /cannot open/);
   const late = sinkOf('late');
   await missed.start(late, 5);
-  assert.equal([failing.given, late.given], [[[range(3, 9), range(1, 4)]], [[range(3, 9), range(1, 4)]]]);
+  assert.equal([failing.given, late.given], [[[range(3, 9), range(12, 14)]], [[range(3, 9), range(12, 14)]]]);
 
   const again = sinkOf('late');
   await missed.start(again);
@@ -47,6 +47,18 @@ test('a tag’s ranges go to its next start that succeeds, then are forgotten; o
   await new MissedRanges(dir).start(other);
   assert.equal(other.given, [[range(1, 2)]]);
   assert.equal(fs.readdirSync(dir), [], 'no file once nothing is owed');
+});
+
+test('a range overlapping one the tag carries widens it: one loss noted twice is one gap', async () => {
+  const dir = tempDir('weir-missed-');
+  const missed = new MissedRanges(dir);
+  missed.add('late', range(5, 9));
+  missed.add('late', range(5, 40));
+  missed.add('late', range(2, 6));
+  missed.add('late', range(41, 50));
+  const late = sinkOf('late');
+  await missed.start(late);
+  assert.equal(late.given, [[{ ...range(2, 40), at_unix_ms: 5000 }, range(41, 50)]]);
 });
 
 test('a damaged file counts as empty: the sink still starts', async () => {

@@ -15,7 +15,7 @@ function marks(dir: string, problems: string[] = []): SinkMarks {
 test('a run that did not stop cleanly leaves its marks for the next start', async () => {
   const dir = tempDir('weir-marks-');
   const run = marks(dir);
-  run.begin({ archive: 4, hook: 4 });
+  run.saveNow({ archive: 4, hook: 4 });
   run.save({ archive: 9, hook: 7 });
   await waitFor(() => fs.readFileSync(path.join(dir, FILE), 'utf8').includes('9'), 5000, 'the tick written');
   // No clear(): the process was killed.
@@ -26,7 +26,7 @@ test('a clean stop leaves nothing, even with a write under way', async () => {
   const dir = tempDir('weir-marks-');
   const run = marks(dir);
   assert.is(run.left(), null);
-  run.begin({ archive: 1 });
+  run.saveNow({ archive: 1 });
   run.save({ archive: 2 });
   await run.clear();
   run.save({ archive: 3 });
@@ -46,8 +46,8 @@ test('a file it cannot read or write is told once, and never stops the node', ()
   const blocked = path.join(dir, 'not-a-dir');
   fs.writeFileSync(blocked, '');
   const unwritable = marks(blocked, problems);
-  unwritable.begin({ archive: 1 });
-  unwritable.begin({ archive: 2 });
+  unwritable.saveNow({ archive: 1 });
+  unwritable.saveNow({ archive: 2 });
   assert.is(problems.length, 2);
   assert.match(problems[1]!, 'cannot be written');
 });
