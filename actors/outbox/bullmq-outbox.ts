@@ -134,6 +134,7 @@ export class BullmqOutbox implements Outbox {
     const now = Date.now();
     try {
       // Counted before the add: a crash in between over-counts (blocks early), never under-counts.
+      // Its members come first for the same reason: a job is never pending unseen by the loss watch.
       await redis.multi().hincrby(keys.state, 'bytes', bytes).zadd(keys.enqueued, 'NX', ...ids.flatMap((id) => [now, id])).exec();
     } catch (err) {
       budget.release(this.sink, bytes);
@@ -288,8 +289,8 @@ export class BullmqOutbox implements Outbox {
   async state(): Promise<OutboxState> {
     this.assertOpen();
     await this.payOwed();
-    const read = (): Promise<SinkRead> => readBullmqSink(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason);
     const mark = this.watch.mark();
+    const read = (): Promise<SinkRead> => readBullmqSink(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason, mark);
     let found = await read();
     if (await this.watch.check(found, mark)) found = await read();
     return this.owed.adjust(found.state);

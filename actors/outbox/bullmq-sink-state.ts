@@ -12,24 +12,38 @@ const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-chi
  * append has higher sequences, so it is the lowest among the jobs of the oldest time.
  * A job id ends with its event's sequence (ev-<epoch>-<sequence>: bullmq-keys.ts,
  * event-bus.ts), read without fetching the job's data; ARGV[2] is the id's prefix.
- * Members whose job was completed (removed) or dead-lettered (finishedOn set) are left
- * over from a crash between the job's move and the ZREM: they are dropped on the way.
+ * Members whose job was dead-lettered (finishedOn set) or is gone are dropped on the
+ * way: left over from a crash between the job's move and the ZREM, or from a failed
+ * append. But an append writes its members before it adds their jobs, so a member
+ * without a job at or above ARGV[3] (the lowest sequence an append under way may have)
+ * is passed over instead: dropped, its job would be added after it and be missing from
+ * every later read, and a loss of Redis would leave that event out of the gap.
  */
 const OLDEST_PENDING = `
+local function sequenceOf(id)
+  if string.sub(id, 1, #ARGV[2]) ~= ARGV[2] then return nil end
+  return tonumber(string.match(id, '%-(%d+)$') or '')
+end
+local at = 0
 while true do
-  local top = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local top = redis.call('ZRANGE', KEYS[1], at, at, 'WITHSCORES')
   if #top == 0 then return false end
   local job = ARGV[1] .. top[1]
-  if redis.call('EXISTS', job) == 1 and redis.call('HEXISTS', job, 'finishedOn') == 0 then
+  local exists = redis.call('EXISTS', job) == 1
+  if exists and redis.call('HEXISTS', job, 'finishedOn') == 0 then
     local lowest = nil
     for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], top[2], top[2])) do
-      local sequence = string.sub(id, 1, #ARGV[2]) == ARGV[2] and tonumber(string.match(id, '%-(%d+)$') or '') or nil
+      local sequence = sequenceOf(id)
       if sequence ~= nil and (lowest == nil or sequence < lowest) then lowest = sequence end
     end
     if lowest == nil then return {top[2], ''} end
     return {top[2], string.format('%d', lowest)}
   end
-  redis.call('ZREM', KEYS[1], top[1])
+  if exists or (sequenceOf(top[1]) or 0) < tonumber(ARGV[3]) then
+    redis.call('ZREM', KEYS[1], top[1])
+  else
+    at = at + 1
+  end
 end`;
 
 export interface StateHash {
@@ -68,17 +82,24 @@ export interface SinkRead {
   oldestSequence: number | null;
 }
 
-/** A sink's state as Redis holds it; shared by the live store and the offline reader. */
+/**
+ * A sink's state as Redis holds it, read beside a node that may be running: any member
+ * without a job may be of one of its appends under way, and is left alone.
+ */
 export async function bullmqSinkState(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
-  return (await readBullmqSink(queue, redis, keys, blocked)).state;
+  return (await readBullmqSink(queue, redis, keys, blocked, 0)).state;
 }
 
-export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<SinkRead> {
+/**
+ * `appendsFrom`: the lowest sequence an append under way, or begun after this call, may
+ * have (RedisLossWatch.mark); members without a job below it are dropped.
+ */
+export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
   const [hash, counts, gaps, top] = await Promise.all([
     readStateHash(redis, keys),
     countJobs(queue),
     redis.lrange(keys.gaps, 0, -1),
-    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX) as Promise<[string, string] | null>,
+    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom) as Promise<[string, string] | null>,
   ]);
   const oldest = top?.[0] ?? null;
   const state: OutboxState = {
