@@ -35,6 +35,20 @@ async function appendAround(outbox: Outbox, from: number, to: number, read: () =
 
 const gapsOf = (s: OutboxState): [number, number][] => s.gaps.map((g) => [g.from_sequence, g.to_sequence]);
 
+/** A running node's store with the sink `billing` open, and a Redis connection of the spec's own beside it. */
+async function withRunningNode(run: (p: { url: string; nodeId: string; outbox: Outbox; admin: Redis }) => Promise<void>): Promise<void> {
+  const { url } = await server;
+  const nodeId = `loss-node-${++nodes}`;
+  const store = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY });
+  const admin = new Redis(url);
+  try {
+    await run({ url, nodeId, outbox: await store.open('billing'), admin });
+  } finally {
+    admin.disconnect();
+    await store.close();
+  }
+}
+
 test('a state read in the middle of an append keeps its events in view: Redis losing them while the node is stopped makes them a gap', async () => {
   const { url } = await server;
   const opts = { url, nodeId: `loss-node-${++nodes}`, limits: ROOMY, stateDir: tempDir('weir-redis-loss-') };
@@ -61,30 +75,16 @@ test('a state read in the middle of an append keeps its events in view: Redis lo
   }
 });
 
-test('readRedisOutboxState beside a running node leaves the events of an append under way alone', async () => {
-  const { url } = await server;
-  const nodeId = `loss-node-${++nodes}`;
-  const store = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY });
-  const admin = new Redis(url);
-  try {
-    const outbox = await store.open('billing');
+test('readRedisOutboxState beside a running node leaves the events of an append under way alone', () =>
+  withRunningNode(async ({ url, nodeId, outbox, admin }) => {
     await appendAround(outbox, 1, 2, () => readRedisOutboxState(url, nodeId, 'billing'));
     assert.ok((await outbox.state()).oldest_pending_age_ms !== null, 'the oldest pending entry is known');
     await admin.flushall();
     assert.equal(gapsOf(await outbox.state()), [[1, 2]], 'lost while the node runs');
-  } finally {
-    admin.disconnect();
-    await store.close();
-  }
-});
+  }));
 
-test('an `enqueued` member a settled event left behind is dropped by the next read, and not taken for the oldest pending one', async () => {
-  const { url } = await server;
-  const nodeId = `loss-node-${++nodes}`;
-  const store = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY });
-  const admin = new Redis(url);
-  try {
-    const outbox = await store.open('billing');
+test('an `enqueued` member a settled event left behind is dropped by the next read, and not taken for the oldest pending one', () =>
+  withRunningNode(async ({ nodeId, outbox, admin }) => {
     await outbox.append(entries(1, 2));
     await outbox.ack((await outbox.lease(1)).map((e) => e.id));
     // As a crash between the job's move and its ZREM leaves it, an hour old.
@@ -94,10 +94,6 @@ test('an `enqueued` member a settled event left behind is dropped by the next re
     assert.is(s.pending, 1);
     assert.ok(s.oldest_pending_age_ms! < 60_000, `oldest_pending_age_ms ${s.oldest_pending_age_ms}`);
     assert.equal(await admin.zrange(enqueued, 0, -1), [jobIdFor('ev-2')]);
-  } finally {
-    admin.disconnect();
-    await store.close();
-  }
-});
+  }));
 
 test.run();
