@@ -38,10 +38,10 @@ export interface Sink {
   /** The node's stop, for a sink that does more then than when it is replaced; stop() otherwise. */
   stopAtShutdown?(): Promise<number>;
   /**
-   * Called with the bus's last sequence (each tick, and at start and around a swap of
-   * sinks): the highest sequence through which
-   * every event this sink takes is kept or counted as a gap (KeptMark). After a crash,
-   * what lies past it is what the sink cannot vouch for (SinkMarks).
+   * Called with the bus's last sequence (each tick, at start, around a swap of sinks):
+   * the highest sequence through which every event this sink takes is kept or counted
+   * as a gap (KeptMark). After a crash, what lies past it is what the sink cannot vouch
+   * for (SinkMarks). Before its start a sink has taken nothing: it returns `lastSequence`.
    */
   keptThrough(lastSequence: number): number;
   state(): ConnectorState;

@@ -172,21 +172,7 @@ export class Engine {
     // While the sinks are swapped, the file keeps each replaced tag's mark from before
     // (its new sink goes on from where the old one stopped) and an added tag's from now.
     const added = Object.fromEntries(changes.added.map((c) => [c.tag, this.bus.lastSequence]));
-    this.marks.saveNow({ ...this.keptMarks(), ...added });
-    this.marks.held = true;
-    const { sinks, removedPending } = await swapSinks(this.sinks, changes, {
-      build: (c) => this.sinkOf(c),
-      lastSequence: () => this.bus.lastSequence,
-      missed: this.missed,
-      startFailed: (tag, err) =>
-        this.bus.publish({
-          event_type: 'engine.warning',
-          payload: { code: 'sink_start_failed', message: `sink "${tag}" could not start (${err instanceof Error ? err.message : String(err)}); retrying every ${SINK_START_RETRY_MS / 1000} s` },
-        }),
-    });
-    this.sinks = sinks;
-    this.marks.held = false;
-    this.marks.saveNow(this.keptMarks());
+    const { removedPending } = await this.marks.holding({ ...this.keptMarks(), ...added }, () => this.swap(changes), () => this.keptMarks());
     const running = this.current;
     const routeChanged = fingerprint(running.route) !== fingerprint(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
@@ -207,6 +193,22 @@ export class Engine {
     return { changed, sinks: { ...shownChanges(changes), removed_pending: removedPending }, route_changed: routeChanged, restart_required };
   }
 
+  /** Replaces, adds and removes sinks by tag (swapSinks); the engine runs the new list from then on. */
+  private async swap(changes: SinkChanges): ReturnType<typeof swapSinks> {
+    const swapped = await swapSinks(this.sinks, changes, {
+      build: (c) => this.sinkOf(c),
+      lastSequence: () => this.bus.lastSequence,
+      missed: this.missed,
+      startFailed: (tag, err) =>
+        this.bus.publish({
+          event_type: 'engine.warning',
+          payload: { code: 'sink_start_failed', message: `sink "${tag}" could not start (${err instanceof Error ? err.message : String(err)}); retrying every ${SINK_START_RETRY_MS / 1000} s` },
+        }),
+    });
+    this.sinks = swapped.sinks;
+    return swapped;
+  }
+
   /** The outbox stores open on the first sink that needs them. */
   private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
     const warn = (code: string) => (message: string) => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
@@ -225,7 +227,6 @@ export class Engine {
     // here on is counted from this run's marks, never again from the carried ones.
     this.marks.saveNow(this.keptMarks());
     for (const sink of this.sinks) await this.missed.start(sink);
-    this.marks.saveNow(this.keptMarks());
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
       this.table.changes$

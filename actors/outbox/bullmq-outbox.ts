@@ -32,6 +32,7 @@ import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { RetryAt, isOutOfMemory, jobData, jobOpts, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
 import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
@@ -249,24 +250,12 @@ export class BullmqOutbox implements Outbox {
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {
     this.assertOpen();
-    const jobs = (await this.p.queue.getJobs(['failed'], 0, limit - 1, true)) as OutboxJob[];
-    return jobs.map((job) => ({ ...toEntry(job), error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }));
+    return listBullmqDeadLetters(this.p.queue, limit);
   }
 
   async replayDeadLetters(ids?: readonly string[]): Promise<number> {
     this.assertOpen();
-    const { queue, redis, keys } = this.p;
-    const failed = (await queue.getJobs(['failed'], 0, -1, true)) as OutboxJob[];
-    const wanted = ids ? new Set(ids.map(jobIdFor)) : null;
-    const chosen = failed.filter((job) => !wanted || wanted.has(job.id!));
-    const now = Date.now();
-    for (const job of chosen) {
-      // Data first: a crash before the retry leaves a dead letter that a new replay restamps.
-      await job.updateData({ ...job.data, replayed_at_unix_ms: now });
-      await job.retry('failed', { resetAttemptsMade: true });
-      await redis.zadd(keys.enqueued, 'NX', job.timestamp, job.id!);
-    }
-    return chosen.length;
+    return replayBullmqDeadLetters(this.p.queue, this.p.redis, this.p.keys, ids);
   }
 
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {

@@ -27,8 +27,8 @@ export class SinkMarks {
   private saved = '';
   private writing: Promise<void> | null = null;
   private cleared = false;
-  /** Set while sinks are swapped: ticks then leave the file as saveNow wrote it. */
-  held = false;
+  /** Set while sinks are swapped: ticks then leave the file as `holding` wrote it. */
+  private held = false;
   /** Set from a failed write to the next one that succeeds: the problem is told once per spell. */
   private failing = false;
 
@@ -49,9 +49,22 @@ export class SinkMarks {
   }
 
   /**
-   * Written at once: at start, before the first event is published, so a crash from
-   * then on is seen; around a swap of sinks, so a tag added by config.apply is covered.
+   * Runs a swap of sinks with `before` written at once and kept while it runs (an old
+   * sink that stopped would report the bus's last sequence, its replacement not yet
+   * caught up), then `after()` written at once, however the swap ended.
    */
+  async holding<T>(before: Marks, swap: () => Promise<T>, after: () => Marks): Promise<T> {
+    this.saveNow(before);
+    this.held = true;
+    try {
+      return await swap();
+    } finally {
+      this.held = false;
+      this.saveNow(after());
+    }
+  }
+
+  /** Written at once: at start, before the first event is published, so a crash from then on is seen. */
   saveNow(marks: Marks): void {
     try {
       writeJsonFileSync(this.file, marks);

@@ -2,17 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
+import { ofType, readJsonl, waitForEvents, warningsOf, type JsonEnvelope } from '../support/jsonl.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
-
-/** The unclean_stop warnings of the archive, once the restarted run has written one. */
-async function uncleanWarnings(events: string): Promise<JsonEnvelope[]> {
-  const unclean = (es: JsonEnvelope[]): JsonEnvelope[] => ofType(es, 'engine.warning').filter((e) => e.payload['code'] === 'unclean_stop');
-  return unclean(await waitForEvents(events, (es) => unclean(es).length > 0, WAIT_MS, 'an unclean_stop warning'));
-}
 
 /** The range the warning names for `tag`: `sink "<tag>" <from>..<to>`. */
 function rangeNamed(warning: JsonEnvelope, tag: string): [number, number] {
@@ -44,7 +38,7 @@ test('a flow.completed that a kill -9 caught before it reached the outbox is in 
       (after.gaps ?? []).some((g) => g.from_sequence <= lost.sequence && lost.sequence <= g.to_sequence),
       `sequence ${lost.sequence} is in a gap: ${JSON.stringify(after.gaps)}`,
     );
-    const [warning] = await uncleanWarnings(hn.events);
+    const [warning] = await warningsOf(hn.events, 'unclean_stop');
     const [from, to] = rangeNamed(warning!, 'hook');
     assert.ok(from <= lost.sequence && lost.sequence <= to, `${from}..${to} holds ${lost.sequence}`);
     const restarted = ofType(readJsonl(hn.events), 'engine.started').at(-1)!;
@@ -71,7 +65,7 @@ test('a clean stop counts no gap; a kill -9 counts one from past what the sink h
     await hn.node.kill9();
     await hn.restart();
     await hn.sinkWhen((s) => s.replay_gaps === 1, 'the kill counted as a replay gap', { tag: 'archive' });
-    const warnings = await uncleanWarnings(hn.events);
+    const warnings = await warningsOf(hn.events, 'unclean_stop');
     assert.is(warnings.length, 1, 'none after the clean stop');
     const [from, to] = rangeNamed(warnings[0]!, 'archive');
     const started = ofType(readJsonl(hn.events), 'engine.started');

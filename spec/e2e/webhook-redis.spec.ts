@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
+import { ofType, readJsonl, warningsOf } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
@@ -181,12 +181,6 @@ function undelivered(events: string, receiver: { acknowledged(): Record<string, 
     .map((e) => e.sequence);
 }
 
-/** The outbox_lost warnings in the node's JSONL archive, once there is one (the archive is written in batches). */
-async function lossWarnings(events: string): Promise<JsonEnvelope[]> {
-  const lost = (es: JsonEnvelope[]): JsonEnvelope[] => ofType(es, 'engine.warning').filter((e) => e.payload['code'] === 'outbox_lost');
-  return lost(await waitForEvents(events, (es) => lost(es).length > 0, WAIT_MS, 'an outbox_lost warning'));
-}
-
 function assertCovered(lost: readonly number[], gaps: readonly { from_sequence: number; to_sequence: number }[]): void {
   for (const seq of lost) assert.ok(gaps.some((g) => g.from_sequence <= seq && seq <= g.to_sequence), `sequence ${seq} is in a gap: ${JSON.stringify(gaps)}`);
 }
@@ -214,7 +208,7 @@ test('Redis restarted without its data while the node runs: the pending flow.com
     assert.is(lost.length, 4);
     assertCovered(lost, after.gaps ?? []);
     assert.ok(after.total_delivered >= before.total_delivered && after.total_failed >= before.total_failed, JSON.stringify(after));
-    const warnings = await lossWarnings(hn.events);
+    const warnings = await warningsOf(hn.events, 'outbox_lost');
     assert.is(warnings.length, 1);
     assert.match(String(warnings[0]!.payload['message']), 'Redis lost the outbox of sink "hook" while the node ran');
     assert.match(String(warnings[0]!.payload['message']), 'the dead letters it held (1) are gone');
@@ -244,7 +238,7 @@ test('Redis restarted without its data while the node was stopped: the next star
     const after = await hn.sinkWhen((s) => s.replay_gaps === 1, 'the loss counted as a replay gap');
     assertCovered(undelivered(hn.events, receiver), after.gaps ?? []);
     assert.ok(after.total_failed >= before.total_failed, JSON.stringify(after));
-    const warnings = await lossWarnings(hn.events);
+    const warnings = await warningsOf(hn.events, 'outbox_lost');
     assert.match(String(warnings[0]!.payload['message']), 'while the node was stopped');
   } finally {
     await stopAll(hn, receiver, origin, redis);

@@ -41,3 +41,9 @@ export function waitForEvents(
 export function ofType(events: readonly JsonEnvelope[], type: EventType): JsonEnvelope[] {
   return events.filter((e) => e.event_type === type);
 }
+
+/** The engine.warning envelopes of `code` in the file, once there is one (sinks write in batches). */
+export async function warningsOf(file: string, code: string): Promise<JsonEnvelope[]> {
+  const of = (es: JsonEnvelope[]): JsonEnvelope[] => ofType(es, 'engine.warning').filter((e) => e.payload['code'] === code);
+  return of(await waitForEvents(file, (es) => of(es).length > 0, WAIT_MS, `an engine.warning ${code}`));
+}

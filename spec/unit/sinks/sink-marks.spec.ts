@@ -52,4 +52,22 @@ test('a file it cannot read or write is told once, and never stops the node', ()
   assert.match(problems[1]!, 'cannot be written');
 });
 
+test('while sinks are swapped the file keeps what was written before, and after the swap what it reports, even when it failed', async () => {
+  const dir = tempDir('weir-marks-');
+  const run = marks(dir);
+  const read = (): unknown => JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8'));
+  await run.holding({ hook: 4 }, async () => {
+    run.save({ hook: 9 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(read(), { hook: 4 });
+  }, () => ({ hook: 6 }));
+  assert.equal(read(), { hook: 6 });
+
+  const failed = run.holding({ hook: 7 }, () => Promise.reject(new Error('swap failed')), () => ({ hook: 8 }));
+  await failed.then(() => assert.unreachable('the swap failed'), () => undefined);
+  assert.equal(read(), { hook: 8 });
+  run.save({ hook: 10 });
+  await waitFor(() => (read() as { hook: number }).hook === 10, 5000, 'ticks written again');
+});
+
 test.run();
