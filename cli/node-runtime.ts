@@ -6,13 +6,9 @@ import { buildInfo } from '../actors/engine/build-info.js';
 import { Engine } from '../actors/engine/engine.js';
 import { createLogger } from '../actors/engine/logger.js';
 import { StateDirLock } from '../actors/files/state-dir-lock.js';
-import { ConnectorStateSaver } from '../actors/sinks/connector-state-file.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
 import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
 import { parseListen } from '../actors/config/schema-control.js';
-
-/** How often the connector state is saved for `weir connector state` run offline. */
-const CONNECTOR_STATE_EVERY_MS = 2000;
 
 export interface NodeRuntime {
   engine: Engine;
@@ -45,17 +41,9 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
   });
   let http: HttpControl | null = null;
   let ipc: IpcServer | null = null;
-  const connectorState = new ConnectorStateSaver(config.node.state_dir);
-  const saveConnectorState = (): Promise<unknown> =>
-    connectorState.save(ops.sinks()).catch((err: unknown) => log.warn({ err }, 'connector state not saved'));
-  const timer = setInterval(() => void saveConnectorState(), CONNECTOR_STATE_EVERY_MS);
-  timer.unref();
-
   const stop = async (reason: string): Promise<void> => {
-    clearInterval(timer);
     await engine.stop(reason);
     await Promise.all([http?.close(), ipc?.close()]);
-    await saveConnectorState();
     lock.release();
   };
   try {

@@ -9,7 +9,7 @@ import type { SinkConfig, WeirConfig } from '../config/schema.js';
 import { shownChanges, sinkChanges, type SinkChanges } from './sink-changes.js';
 import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
-import type { Sink } from '../contracts/sink.js';
+import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
@@ -26,7 +26,8 @@ import { Router, type RouterOptions } from '../router/router.js';
 import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
 import { buildSink } from '../sinks/build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
-import { SinkMarks, type Marks } from '../sinks/sink-marks.js';
+import { SinkKeeper } from '../sinks/sink-keeper.js';
+import { keptMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
 import { nodeTick } from './tick.js';
 
@@ -71,7 +72,7 @@ export class Engine {
   readonly inbounds: ProxyInbound[];
   sinks: Sink[];
   private readonly missed: MissedRanges;
-  private readonly marks: SinkMarks;
+  private readonly keeper: SinkKeeper;
   private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
   readonly startedAt: number;
@@ -127,22 +128,23 @@ export class Engine {
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
-    this.missed = new MissedRanges(config.node.state_dir);
-    this.marks = new SinkMarks(config.node.state_dir, (problem) => log.warn({ problem }, 'sink marks'));
+    this.keeper = new SinkKeeper(config.node.state_dir, (problem) => log.warn({ problem }, 'sink records'));
+    // A sink that starts with a carried gap may not be in this.sinks yet (a swap).
+    this.missed = new MissedRanges(config.node.state_dir, (sink) => this.keeper.keepStates([...this.sinks.filter((s) => s.tag !== sink.tag), sink]));
   }
 
   get config(): WeirConfig {
     return this.current;
   }
 
-  private sinkOf(c: SinkConfig): Sink {
+  private sinkOf(c: SinkConfig, previous?: ConnectorState): Sink {
     return buildSink(c, {
       nodeId: this.current.node.id,
       stateDir: this.current.node.state_dir,
       bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
       publish: (e) => this.bus.publish(e),
-    });
+    }, previous);
   }
 
   /** True from the call of stop() on: config applies are refused then. */
@@ -172,7 +174,7 @@ export class Engine {
     // While the sinks are swapped, the file keeps each replaced tag's mark from before
     // (its new sink goes on from where the old one stopped) and an added tag's from now.
     const added = Object.fromEntries(changes.added.map((c) => [c.tag, this.bus.lastSequence]));
-    const { removedPending } = await this.marks.holding({ ...this.keptMarks(), ...added }, () => this.swap(changes), () => this.keptMarks());
+    const { removedPending } = await this.keeper.marks.holding({ ...this.keptMarks(), ...added }, () => this.swap(changes), () => this.keptMarks());
     const running = this.current;
     const routeChanged = fingerprint(running.route) !== fingerprint(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
@@ -196,7 +198,7 @@ export class Engine {
   /** Replaces, adds and removes sinks by tag (swapSinks); the engine runs the new list from then on. */
   private async swap(changes: SinkChanges): ReturnType<typeof swapSinks> {
     const swapped = await swapSinks(this.sinks, changes, {
-      build: (c) => this.sinkOf(c),
+      build: (c, previous) => this.sinkOf(c, previous),
       lastSequence: () => this.bus.lastSequence,
       missed: this.missed,
       startFailed: (tag, err) =>
@@ -225,7 +227,7 @@ export class Engine {
     const uncleanStop = this.carryUncleanStop();
     // Written before any sink starts (an outbox may take seconds to open): a crash from
     // here on is counted from this run's marks, never again from the carried ones.
-    this.marks.saveNow(this.keptMarks());
+    this.keeper.marks.saveNow(this.keptMarks());
     for (const sink of this.sinks) await this.missed.start(sink);
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
@@ -241,7 +243,7 @@ export class Engine {
       tick$.subscribe(() => {
         this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() });
         this.sequences.keepAhead(this.bus.lastSequence);
-        this.marks.save(this.keptMarks());
+        this.keeper.tick(this.sinks, this.bus.lastSequence);
       }),
     );
     // Restored before the inbounds open, so the first flows use the saved choices.
@@ -264,7 +266,7 @@ export class Engine {
    * (recorded as a replay gap when the tag starts). Returns the warning to publish, or null.
    */
   private carryUncleanStop(): string | null {
-    const left = this.marks.left();
+    const left = this.keeper.marks.left();
     if (!left) return null;
     const to = this.sequences.first - 1;
     const ranges = Object.entries(left).filter(([, kept]) => kept < to);
@@ -280,10 +282,8 @@ export class Engine {
     return `${stopped}: the events it published past what each sink had kept are counted as a replay gap (${named}); those kept after all are delivered as usual`;
   }
 
-  /** Every running sink's Sink.keptThrough, by tag. */
   private keptMarks(): Marks {
-    const last = this.bus.lastSequence;
-    return Object.fromEntries(this.sinks.map((s) => [s.tag, s.keptThrough(last)]));
+    return keptMarks(this.sinks, this.bus.lastSequence);
   }
 
   statsSnapshot(): ReturnType<FlowStats['snapshot']> {
@@ -310,7 +310,7 @@ export class Engine {
     await this.stores?.close();
     // Once every sink has kept what it took: a stop that breaks off before here is
     // counted as a crash at the next start, one after it loses nothing.
-    await this.marks.clear();
+    await this.keeper.stopped(this.sinks);
     this.bus.complete();
     this.sequences.close(this.bus.lastSequence);
     this.opts.log.info({ reason }, 'engine stopped');

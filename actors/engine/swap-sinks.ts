@@ -1,11 +1,12 @@
 import type { SinkConfig } from '../config/schema.js';
-import type { Sink } from '../contracts/sink.js';
+import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { MissedRanges } from '../sinks/missed-ranges.js';
 import { RetriedStart } from './retried-start.js';
 import type { SinkChanges } from './sink-changes.js';
 
 export interface SwapContext {
-  build(config: SinkConfig): Sink;
+  /** A sink of `config`; `previous` is the state of the sink of its tag it replaces. */
+  build(config: SinkConfig, previous?: ConnectorState): Sink;
   /** The bus's last sequence: where an added sink whose start failed takes its events from. */
   lastSequence(): number;
   /** Told of a sink that could not start; it retries (RetriedStart). */
@@ -37,8 +38,9 @@ export async function swapSinks(current: readonly Sink[], changes: SinkChanges, 
     removedPending[tag] = sink.state().pending;
   });
   const starting = [...changes.replaced, ...changes.added].map(async (c): Promise<Sink> => {
-    const through = await leaving.get(c.tag)?.stop();
-    const sink = ctx.build(c);
+    const old = leaving.get(c.tag);
+    const through = await old?.stop();
+    const sink = ctx.build(c, old?.state());
     // Read before the attempt: what is published while it fails is replayed by a retry.
     const since = through ?? ctx.lastSequence();
     try {

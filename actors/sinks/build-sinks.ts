@@ -16,11 +16,15 @@ export interface SinkDeps {
   publish: (event: BusEvent) => void;
 }
 
-/** Builds one sink per `event_sinks[]` entry, keyed on its `type`. */
-export function buildSink(config: SinkConfig, deps: SinkDeps): Sink {
+/**
+ * Builds one sink per `event_sinks[]` entry, keyed on its `type`. `previous` is the
+ * state of the running sink of the tag it replaces: a JSONL sink's counters go on from
+ * it (the saved file may be a tick behind), a Webhook sink's from its outbox.
+ */
+export function buildSink(config: SinkConfig, deps: SinkDeps, previous?: ConnectorState): Sink {
   switch (config.type) {
     case 'jsonl':
-      return new JsonlSink(config, deps.nodeId, deps.bus, savedState(deps.stateDir, config.tag, 'jsonl'));
+      return new JsonlSink(config, deps.nodeId, deps.bus, previous?.type === 'jsonl' ? previous : savedState(deps.stateDir, config.tag, 'jsonl'));
     case 'webhook':
       return new WebhookSink(config, deps);
   }

@@ -23,15 +23,26 @@ const fileSchema = z.record(
 export class MissedRanges {
   private readonly file: string;
 
-  constructor(stateDir: string) {
+  constructor(
+    stateDir: string,
+    /**
+     * Writes where a crash leaves it what `sink` counted at its start (a JSONL sink
+     * counts gaps in its connector state); false when that failed.
+     */
+    private readonly keep: (sink: Sink) => Promise<boolean>,
+  ) {
     this.file = path.join(stateDir, MISSED_FILE);
   }
 
-  /** Starts `sink` with the ranges its tag carries, which are then forgotten. */
+  /**
+   * Starts `sink` with the ranges its tag carries, which are forgotten once it has
+   * counted them where a crash leaves them: a crash in between counts them again at
+   * the next start rather than never.
+   */
   async start(sink: Sink, since?: number): Promise<void> {
     const carried = this.read()[sink.tag] ?? [];
     await sink.start(since, carried);
-    if (carried.length > 0) this.update((all) => delete all[sink.tag]);
+    if (carried.length > 0 && (await this.keep(sink))) this.update((all) => delete all[sink.tag]);
   }
 
   /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { Sink } from '../contracts/sink.js';
 import { readStateFile, writeFileAtomic, writeJsonFileSync } from '../files/atomic-json.js';
 
 /** The file name inside `node.state_dir`. */
@@ -10,6 +11,11 @@ const fileSchema = z.record(z.string(), z.number().int());
 
 /** Per sink tag, the sequence through which it had kept every event it takes (Sink.keptThrough). */
 export type Marks = Record<string, number>;
+
+/** Every sink's Sink.keptThrough, by tag, with the bus at `lastSequence`. */
+export function keptMarks(sinks: readonly Sink[], lastSequence: number): Marks {
+  return Object.fromEntries(sinks.map((s) => [s.tag, s.keptThrough(lastSequence)]));
+}
 
 /**
  * What a running node's sinks have kept, on disk: written at start and then each tick
@@ -54,8 +60,11 @@ export class SinkMarks {
    * caught up), then `after()` written at once, however the swap ended.
    */
   async holding<T>(before: Marks, swap: () => Promise<T>, after: () => Marks): Promise<T> {
-    this.saveNow(before);
     this.held = true;
+    // A tick's write under way holds older marks (no added tag, a replaced one's old
+    // mark): it lands first, so `before` is not overwritten by it.
+    await this.writing;
+    this.saveNow(before);
     try {
       return await swap();
     } finally {
@@ -74,10 +83,13 @@ export class SinkMarks {
     }
   }
 
-  /** Each tick: written when changed, one write at a time (a tick that finds one under way leaves it to the next). */
-  save(marks: Marks): void {
+  /**
+   * Each tick: written when changed, one write at a time (a tick that finds one under
+   * way leaves it to the next). Resolves when the write ended; never rejects.
+   */
+  save(marks: Marks): Promise<void> {
     const text = JSON.stringify(marks);
-    if (this.cleared || this.held || this.writing || text === this.saved) return;
+    if (this.cleared || this.held || this.writing || text === this.saved) return Promise.resolve();
     this.writing = writeFileAtomic(this.file, `${text}\n`).then(
       () => {
         this.written(text);
@@ -88,6 +100,7 @@ export class SinkMarks {
         this.writing = null;
       },
     );
+    return this.writing;
   }
 
   /** At a clean stop, once the sinks have stopped: a write under way is waited for, so it cannot bring the file back. */

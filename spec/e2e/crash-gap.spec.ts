@@ -77,4 +77,25 @@ test('a clean stop counts no gap; a kill -9 counts one from past what the sink h
   }
 });
 
+test('a second kill -9 right after the restart loses neither crash’s gap of a JSONL sink', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  try {
+    await hn.curlFlows(1);
+    await hn.node.kill9();
+    // The restart counts the first crash's range; it is killed before any tick.
+    await hn.restart();
+    await hn.node.kill9();
+    await hn.restart();
+    assert.is(await hn.node.stop(), 0);
+    await hn.restart();
+    assert.is((await hn.sink('archive'))!.replay_gaps, 2, 'one gap for each crash');
+    // The restart killed at once may not have archived its own warning (that is in the second gap).
+    const warnings = await warningsOf(hn.events, 'unclean_stop');
+    rangeNamed(warnings.at(-1)!, 'archive');
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
 test.run();

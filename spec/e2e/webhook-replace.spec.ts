@@ -127,4 +127,22 @@ test('two overlapping config.apply of one sink leave one sink: each event is POS
   }
 });
 
+test('a replaced JSONL sink counts on from its predecessor: what it delivered is not taken back', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  try {
+    const archive = (JSON.parse(fs.readFileSync(hn.configPath, 'utf8')) as { event_sinks: Record<string, unknown>[] }).event_sinks[0]!;
+    await hn.curlFlows(3);
+    // At once, before a tick has saved the connector state with these lines.
+    const before = await hn.sinkWhen((s) => s.total_delivered >= 10, 'the flows archived', { tag: 'archive' });
+    const reply = await hn.api('/config/apply', { method: 'POST', body: { upsert_sinks: [{ ...archive, fsync_interval_ms: 50 }] } });
+    assert.is(reply.status, 200, reply.text);
+    assert.equal(reply.json.sinks.replaced.map((s: { tag: string }) => s.tag), ['archive']);
+    const after = (await hn.sink('archive'))!;
+    assert.ok(after.total_delivered >= before.total_delivered, `${after.total_delivered} ≥ ${before.total_delivered}`);
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
 test.run();

@@ -15,6 +15,7 @@ class HeldSink implements Sink {
   constructor(
     readonly tag: string,
     private readonly log: string[],
+    private readonly delivered = 0,
   ) {}
 
   start(since?: number): Promise<void> {
@@ -37,7 +38,7 @@ class HeldSink implements Sink {
   }
 
   state(): ConnectorState {
-    return { tag: this.tag, type: this.type, pending: 0, total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null, outbox_storage: { write_blocked: false } };
+    return { tag: this.tag, type: this.type, pending: 0, total_delivered: this.delivered, total_failed: 0, replay_gaps: 0, last_error: null, outbox_storage: { write_blocked: false } };
   }
 }
 
@@ -45,12 +46,16 @@ const config = (tag: string): SinkConfig => ({ type: 'jsonl', tag, path: `/tmp/$
 
 test('each replaced tag starts its new sink once its own old one stopped, not after every tag’s stop', async () => {
   const log: string[] = [];
-  const [slow, quick] = [new HeldSink('slow', log), new HeldSink('quick', log)];
+  const [slow, quick] = [new HeldSink('slow', log, 40), new HeldSink('quick', log, 30)];
+  const previous: Record<string, number | undefined> = {};
   const swapped = swapSinks([slow, quick], { added: [], replaced: [config('slow'), config('quick')], removed: [] }, {
-    build: (c) => new HeldSink(c.tag, log),
+    build: (c, state) => {
+      previous[c.tag] = state?.total_delivered;
+      return new HeldSink(c.tag, log);
+    },
     lastSequence: () => 0,
     startFailed: () => assert.unreachable('every start succeeds'),
-    missed: new MissedRanges(tempDir('weir-swap-')),
+    missed: new MissedRanges(tempDir('weir-swap-'), async () => true),
   });
   quick.stopped(7);
   await new Promise((resolve) => setImmediate(resolve));
@@ -58,6 +63,7 @@ test('each replaced tag starts its new sink once its own old one stopped, not af
   const { sinks } = await swapped;
   assert.equal(log, ['slow stopping', 'quick stopping', 'quick stopped', 'quick started after 7', 'slow stopped', 'slow started after 9']);
   assert.equal(sinks.map((s) => s.tag), ['slow', 'quick']);
+  assert.equal(previous, { slow: 40, quick: 30 }, 'each new sink goes on from its stopped predecessor’s state');
   assert.not.ok(sinks.includes(slow) || sinks.includes(quick), 'the new sinks replace the old');
 });
 

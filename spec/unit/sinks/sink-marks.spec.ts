@@ -70,4 +70,17 @@ test('while sinks are swapped the file keeps what was written before, and after 
   await waitFor(() => (read() as { hook: number }).hook === 10, 5000, 'ticks written again');
 });
 
+test('a tick’s write under way when a swap begins lands before the marks of the swap, not over them', async () => {
+  const dir = tempDir('weir-marks-');
+  const run = marks(dir);
+  const read = (): unknown => JSON.parse(fs.readFileSync(path.join(dir, FILE), 'utf8'));
+  run.saveNow({ hook: 1 });
+  void run.save({ hook: 2 });
+  await run.holding({ hook: 3, added: 3 }, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(read(), { hook: 3, added: 3 });
+  }, () => ({ hook: 5, added: 4 }));
+  assert.equal(read(), { hook: 5, added: 4 });
+});
+
 test.run();

@@ -1,0 +1,71 @@
+import type { ConnectorState, Sink } from '../contracts/sink.js';
+import { ConnectorStateSaver } from './connector-state-file.js';
+import { keptMarks, SinkMarks } from './sink-marks.js';
+
+/**
+ * What the sinks must find again after a crash, written each tick in one order: their
+ * connector states first, then their marks (SinkMarks). A mark passes an event once
+ * its sink has kept it or counted it as a gap, and a JSONL sink counts its gaps only
+ * in its connector state: a mark written ahead of that state would let a crash take
+ * back a gap the mark had already passed. One round at a time; a tick that finds one
+ * under way leaves it to the next.
+ */
+export class SinkKeeper {
+  private readonly states: ConnectorStateSaver;
+  readonly marks: SinkMarks;
+  private round: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  /** Set from a failed write of the states to the next one that succeeds: told once per spell. */
+  private failing = false;
+
+  constructor(
+    stateDir: string,
+    /** Told when a file cannot be read or written; the node runs on. */
+    private readonly onProblem: (problem: string) => void,
+  ) {
+    this.states = new ConnectorStateSaver(stateDir);
+    this.marks = new SinkMarks(stateDir, onProblem);
+  }
+
+  /** Each tick. A round whose states could not be written leaves the marks as they were. */
+  tick(sinks: readonly Sink[], lastSequence: number): void {
+    if (this.busy) return;
+    const marks = keptMarks(sinks, lastSequence);
+    const states = sinks.map((s) => s.state());
+    this.busy = true;
+    this.round = this.saveStates(states)
+      .then((saved) => (saved ? this.marks.save(marks) : undefined))
+      .finally(() => (this.busy = false));
+  }
+
+  /**
+   * The states written now, after a round under way: before a gap handed to a sink at
+   * its start is forgotten where it was carried (MissedRanges). Resolves false when
+   * they could not be written.
+   */
+  async keepStates(sinks: readonly Sink[]): Promise<boolean> {
+    await this.round;
+    return this.saveStates(sinks.map((s) => s.state()));
+  }
+
+  /**
+   * At a clean stop, once the sinks have stopped: their last states, then no marks.
+   * States that could not be written leave the marks, so the next start counts a gap
+   * for what the lost counters had.
+   */
+  async stopped(sinks: readonly Sink[]): Promise<void> {
+    if (await this.keepStates(sinks)) await this.marks.clear();
+  }
+
+  private async saveStates(states: readonly ConnectorState[]): Promise<boolean> {
+    try {
+      await this.states.save(states);
+      this.failing = false;
+      return true;
+    } catch (err) {
+      if (!this.failing) this.onProblem(`the connector state cannot be saved (${err instanceof Error ? err.message : String(err)})`);
+      this.failing = true;
+      return false;
+    }
+  }
+}
