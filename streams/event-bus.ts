@@ -16,6 +16,12 @@ export interface EventBusOptions {
   firstSequence?: number;
 }
 
+/** Sequences from and through (both included), as a replay gap names them. */
+export interface SequenceRange {
+  from_sequence: number;
+  to_sequence: number;
+}
+
 /**
  * The merged event stream: gives each event its sequence and envelope, serializes it
  * once, keeps the replay ring and multicasts live events. Publishing is synchronous,
@@ -70,10 +76,11 @@ export class EventBus {
   }
 
   /**
-   * The sequences after `since` that were published but have left the ring, so replay
-   * cannot return them; null when the ring still holds every one.
+   * The sequences after `since` that have left the ring, so replay cannot return them;
+   * null when the ring still holds every one. Those before this run's first sequence
+   * were an earlier run's, or skipped by a kill -9 (SequenceReservation).
    */
-  lostAfter(since: number): { from_sequence: number; to_sequence: number } | null {
+  lostAfter(since: number): SequenceRange | null {
     const held = this.ring.oldestSequence ?? this.seq + 1;
     return held > since + 1 ? { from_sequence: since + 1, to_sequence: held - 1 } : null;
   }

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import type { FlowRecord } from './contract.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus, SequenceRange } from './event-bus.js';
 import type { PublishedEvent } from './published-event.js';
 import { filterTypes, typeFilter, wantsFlowEvents, type TypeFilter } from './type-filter.js';
 
@@ -20,13 +20,13 @@ export interface SubscriptionOptions {
  * join has no gap and no duplicate, even when a consumer's own reaction to the
  * baseline publishes: such events queue behind it too.
  */
-export function subscribeEvents(
+function subscribeEvents(
   bus: EventBus,
   activeRecords: (() => readonly FlowRecord[]) | null,
   opts: SubscriptionOptions,
 ): Observable<PublishedEvent> {
   return new Observable<PublishedEvent>((subscriber) => {
-    const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(resumeFrom(bus, opts.since), opts.filter) : [];
+    const replayed = opts.since !== undefined && opts.since !== null ? bus.replay(opts.since, opts.filter) : [];
     const snapshot = activeRecords && wantsFlowEvents(opts.filter) ? bus.snapshot(activeRecords(), () => subscriber.closed) : null;
     let backlog: (() => void)[] | null = [];
     // Publishing is synchronous: what the bus emits from here on comes after everything
@@ -59,6 +59,30 @@ export function subscribeEvents(
   });
 }
 
+/** A subscription's events, and the sequences after its `since` that replay cannot give. */
+export interface ResumedEvents {
+  /**
+   * The range after the resume point that had left the ring already, lost to this
+   * subscriber (a replay gap; with a type filter, some of it may hold none of its types);
+   * null without `since` or when the ring still holds every event after it. Read in
+   * the call, so `events$` must be subscribed in the same tick for the two to agree.
+   */
+  gap: SequenceRange | null;
+  events$: Observable<PublishedEvent>;
+}
+
+/**
+ * A subscription that resumes after `opts.since`: where it goes on is settled once,
+ * here, and the range the ring no longer holds is taken from that same point.
+ */
+export function resumeEvents(bus: EventBus, activeRecords: (() => readonly FlowRecord[]) | null, opts: SubscriptionOptions): ResumedEvents {
+  const since = opts.since === undefined || opts.since === null ? null : resumeFrom(bus, opts.since);
+  return {
+    gap: since === null ? null : bus.lostAfter(since),
+    events$: subscribeEvents(bus, activeRecords, { filter: opts.filter, since }),
+  };
+}
+
 /**
  * Where a resume goes on. Sequences go on across engine starts, unless the state dir
  * that keeps them was lost: then a `since` beyond the last one was read in an earlier
@@ -69,20 +93,11 @@ function resumeFrom(bus: EventBus, since: number): number {
   return since > bus.lastSequence ? 0 : since;
 }
 
-/** A sink's start: its events, and the range of them that had left the ring already (a replay gap for it). */
-export interface SinkEvents {
-  lost: { from_sequence: number; to_sequence: number } | null;
-  events$: Observable<PublishedEvent>;
-}
-
 /**
  * The events of a sink of `types`: live ones, or with `since` (where the sink it
- * replaces stopped) first those after it that the ring still holds. Sinks get no
- * flow.snapshot.
+ * replaces stopped) first those after it that the ring still holds; the gap is a
+ * replay gap of the sink. Sinks get no flow.snapshot.
  */
-export function sinkEvents(bus: EventBus, types: readonly string[] | undefined, since: number | undefined): SinkEvents {
-  return {
-    lost: since === undefined ? null : bus.lostAfter(since),
-    events$: subscribeEvents(bus, null, { filter: typeFilter(types), since: since ?? null }),
-  };
+export function sinkEvents(bus: EventBus, types: readonly string[] | undefined, since: number | undefined): ResumedEvents {
+  return resumeEvents(bus, null, { filter: typeFilter(types), since: since ?? null });
 }

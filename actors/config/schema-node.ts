@@ -5,6 +5,32 @@ import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
 
+/**
+ * The replay ring's bounds, both allocated when the node starts (21 bytes a slot, the
+ * arena whole). The arena's offsets are 32-bit, which bounds max_bytes; max_events is
+ * bounded so a stray digit does not allocate gigabytes of slots. Below 64 KiB the arena
+ * would hold hardly one flow's events.
+ */
+const replayRingSchema = z
+  .strictObject({
+    max_events: z
+      .number()
+      .int()
+      .min(1)
+      .max(16_777_216)
+      .default(65_536)
+      .describe('Most recent events kept for resuming (SSE/WebSocket since, GET /api/v1/events, a replaced sink).'),
+    max_bytes: z
+      .number()
+      .int()
+      .min(65_536)
+      .max(2 ** 32 - 1)
+      .default(33_554_432)
+      .describe('Bytes of envelope JSON the replay ring keeps at most, allocated at start (32 MiB).'),
+  })
+  .prefault({})
+  .describe('The replay ring: whichever bound is reached first drops the oldest events; a resume from before them is told the gap.');
+
 export const nodeSchema = z
   .strictObject({
     id: z
@@ -18,6 +44,7 @@ export const nodeSchema = z
       .min(1)
       .default('./state')
       .describe('State directory (outbox, API key, IPC socket), relative to the config file.'),
+    replay_ring: replayRingSchema,
   })
   .prefault({});
 

@@ -1,8 +1,7 @@
-import type { Observable } from 'rxjs';
 import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
-import type { PublishedEvent } from '../../streams/published-event.js';
+import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
-import { subscribeEvents } from '../../streams/subscription.js';
+import { resumeEvents, type ResumedEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
 import type { ConfigProblem } from '../config/problems.js';
@@ -209,25 +208,33 @@ export class ControlOps {
 
   /**
    * Replay from the ring (never flow.snapshot: it is not in the ring): the JSON body
-   * `{ events, oldest_sequence, last_sequence }`, its events copied out of the ring as
-   * stored. A full page (10,000 flow.completed, 18 MB) took 300-550 ms when parsed into
+   * `{ events, oldest_sequence, last_sequence, replay_gap }`, its events copied out of
+   * the ring as stored, and the replay gap apart for a header. The gap is named only
+   * for a `since` given: without one the caller asked for what the ring holds, not to
+   * resume. A full page (10,000 flow.completed, 18 MB) took 300-550 ms when parsed into
    * envelopes and serialized again, holding the event loop and so every relay; a few ms
    * so, after a first call that faults the body's memory in (~90 ms on this kind of VM).
    */
-  eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): Buffer {
+  eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): { json: Buffer; gap: SequenceRange | null } {
     const bus = this.engine.bus;
+    const gap = q.since === undefined ? null : bus.lostAfter(q.since);
     const parts: Buffer[] = [EVENTS_OPEN];
     for (const json of bus.replayBytes(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000)) {
       if (parts.length > 1) parts.push(COMMA);
       parts.push(json);
     }
-    parts.push(Buffer.from(`],"oldest_sequence":${JSON.stringify(bus.oldestSequence)},"last_sequence":${bus.lastSequence}}`));
-    return Buffer.concat(parts);
+    parts.push(
+      Buffer.from(`],"oldest_sequence":${JSON.stringify(bus.oldestSequence)},"last_sequence":${bus.lastSequence},"replay_gap":${JSON.stringify(gap)}}`),
+    );
+    return { json: Buffer.concat(parts), gap };
   }
 
-  /** A live subscription: replay after `since`, the flow.snapshot baseline, then live events. */
-  subscribe(opts: { types?: readonly string[] | null; since?: number | null }): Observable<PublishedEvent> {
-    return subscribeEvents(this.engine.bus, () => this.engine.table.activeRecords(), {
+  /**
+   * A live subscription: replay after `since`, the flow.snapshot baseline, then live
+   * events; and the replay gap of that `since`, for the stream's first words.
+   */
+  subscribe(opts: { types?: readonly string[] | null; since?: number | null }): ResumedEvents {
+    return resumeEvents(this.engine.bus, () => this.engine.table.activeRecords(), {
       filter: typeFilter(opts.types),
       since: opts.since ?? null,
     });

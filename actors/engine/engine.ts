@@ -37,10 +37,6 @@ export interface EngineOptions {
   build: BuildInfo;
   /** Period of flow.updated sampling and stats.sampled. @defaultValue 1000 */
   tickMs?: number;
-  /** Events kept for replay. @defaultValue 65536 */
-  ringCapacity?: number;
-  /** Bytes of envelope JSON kept for replay, resident from the start. @defaultValue 32 MiB */
-  ringMaxBytes?: number;
   now?: () => number;
 }
 
@@ -95,8 +91,8 @@ export class Engine {
     this.sequences = SequenceReservation.open(config.node.state_dir);
     if (this.sequences.problem) log.warn({ problem: this.sequences.problem }, 'event sequences may start over at 1 on the next start');
     this.bus = new EventBus({
-      ringCapacity: opts.ringCapacity ?? 65536,
-      ringMaxBytes: opts.ringMaxBytes ?? 32 * 1024 * 1024,
+      ringCapacity: config.node.replay_ring.max_events,
+      ringMaxBytes: config.node.replay_ring.max_bytes,
       now: this.now,
       firstSequence: this.sequences.first,
     });

@@ -44,8 +44,8 @@ export class JsonlSink implements Sink {
   async start(since?: number, missed: readonly ReplayGap[] = []): Promise<void> {
     await this.writer.open();
     const nodeIdJson = JSON.stringify(this.nodeId);
-    const { lost, events$ } = sinkEvents(this.bus, this.config.events, since);
-    this.lostRanges += missed.length + (lost ? 1 : 0);
+    const { gap, events$ } = sinkEvents(this.bus, this.config.events, since);
+    this.lostRanges += missed.length + (gap ? 1 : 0);
     const kept = new KeptMark(since ?? this.bus.lastSequence);
     this.kept = kept;
     this.subscription = events$.subscribe((e) => {

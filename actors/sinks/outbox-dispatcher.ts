@@ -64,12 +64,12 @@ export class OutboxDispatcher {
 
   /** Takes live events; with `since`, first those after it that the ring still holds. */
   start(since?: number): void {
-    const { lost, events$ } = sinkEvents(this.opts.bus, this.opts.events, since);
+    const { gap, events$ } = sinkEvents(this.opts.bus, this.opts.events, since);
     const kept = new KeptMark(since ?? this.opts.bus.lastSequence);
     this.kept = kept;
-    if (lost) {
+    if (gap) {
       kept.took();
-      this.noteMiss(lost, 'replay_ring_overrun', 'they had left the replay ring when the sink started', 1);
+      this.noteMiss(gap, 'replay_ring_overrun', 'they had left the replay ring when the sink started', 1);
     }
     events$
       .pipe(

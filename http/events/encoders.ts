@@ -1,3 +1,4 @@
+import type { SequenceRange } from '../../streams/event-bus.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 
 /** Code of the last frame or close reason a subscriber gets when it falls behind. */
@@ -15,6 +16,15 @@ export const sseFrame: Encoder = (e) => `id: ${e.sequence}\nevent: ${e.event_typ
 export const wsMessage: Encoder = (e) => e.json;
 
 export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
+
+/**
+ * The comment that opens a stream whose `since` is older than the replay ring, before
+ * the replayed frames: EventSource skips it, a raw reader (curl, a controller) sees
+ * the gap there as well as in the response header.
+ */
+export function sseReplayGapComment(gap: SequenceRange): string {
+  return `: replay_gap from_sequence=${gap.from_sequence} to_sequence=${gap.to_sequence}\n\n`;
+}
 
 /** The last SSE frame of a subscriber that fell behind; it has no id, so Last-Event-ID stays the last event. */
 export function sseSlowConsumerFrame(resumeFrom: number): string {

@@ -2,8 +2,9 @@ import type { RequestHandler, Response } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import { sendProblem } from '../problem.js';
 import { streamParams } from '../query-params.js';
-import { SSE_KEEP_ALIVE, sseFrame, sseSlowConsumerFrame } from './encoders.js';
+import { SSE_KEEP_ALIVE, sseFrame, sseReplayGapComment, sseSlowConsumerFrame } from './encoders.js';
 import { pumpEvents, type StreamTransport } from './event-pump.js';
+import { replayGapHeaders } from './replay-gap.js';
 import type { StreamLimits } from './stream-limits.js';
 import type { SubscriberSlots } from './subscriber-slots.js';
 
@@ -24,7 +25,8 @@ function sseTransport(res: Response, closeGraceMs: number): StreamTransport {
 
 /**
  * GET /api/v1/events/stream: replay after `since` (or Last-Event-ID), the
- * flow.snapshot baseline when the whitelist has flow types, then live events.
+ * flow.snapshot baseline when the whitelist has flow types, then live events. A
+ * `since` older than the ring gets its replay gap as a header and an opening comment.
  */
 export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: SubscriberSlots): RequestHandler {
   return (req, res) => {
@@ -33,18 +35,22 @@ export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: Subscribe
     const release = slots.take();
     if (release === null) return void sendProblem(res.set(slots.refusal.headers), slots.refusal.body);
     res.once('close', release);
+    // The gap is read here and the replay when the pump subscribes below, in the same tick.
+    const { gap, events$ } = ops.subscribe(params);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       // Tells nginx-like proxies not to hold frames back.
       'X-Accel-Buffering': 'no',
+      ...replayGapHeaders(gap),
     });
     // Express routes HEAD to GET handlers; a HEAD gets the headers and no stream.
     if (req.method === 'HEAD') return void res.end();
     res.flushHeaders();
     req.socket.setNoDelay(true);
-    const sub = pumpEvents(ops.subscribe(params), sseFrame, sseTransport(res, limits.closeGraceMs), limits);
+    if (gap) res.write(sseReplayGapComment(gap));
+    const sub = pumpEvents(events$, sseFrame, sseTransport(res, limits.closeGraceMs), limits);
     res.once('close', () => sub.unsubscribe());
   };
 }

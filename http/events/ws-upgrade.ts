@@ -8,6 +8,7 @@ import { PROBLEM_CONTENT_TYPE, problem, problemFor, type Problem } from '../prob
 import { streamParams, type StreamParams } from '../query-params.js';
 import { wsMessage, wsSlowConsumerReason } from './encoders.js';
 import { pumpEvents, type StreamTransport } from './event-pump.js';
+import { replayGapHeaders } from './replay-gap.js';
 import type { StreamLimits } from './stream-limits.js';
 import type { SubscriberSlots } from './subscriber-slots.js';
 
@@ -62,14 +63,24 @@ export interface WsEvents {
 /**
  * The WebSocket twin of the SSE stream at /api/v1/events/ws: same filter, resume and
  * snapshot semantics, one message per envelope. Browsers cannot set headers on a
- * WebSocket, so the key may also come as `?token=`.
+ * WebSocket, so the key may also come as `?token=`. A replay gap is a header of the
+ * 101 answer: every message is an envelope, and stays one.
  */
 export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits, slots: SubscriberSlots, log: Logger): WsEvents {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
+  // Headers of a 101 beyond ws's own, by request; ws asks for them while it answers.
+  const upgradeHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+  wss.on('headers', (lines: string[], req: IncomingMessage) => {
+    for (const [name, value] of Object.entries(upgradeHeaders.get(req) ?? {})) lines.push(`${name}: ${value}`);
+  });
 
   const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, params: StreamParams, started: number): void => {
+    // The gap is read here and the replay when the pump subscribes: ws answers the
+    // upgrade and calls back within handleUpgrade (no verifyClient), in the same tick.
+    const { gap, events$ } = ops.subscribe(params);
+    upgradeHeaders.set(req, replayGapHeaders(gap));
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const sub = pumpEvents(ops.subscribe(params), wsMessage, wsTransport(ws, socket), limits);
+      const sub = pumpEvents(events$, wsMessage, wsTransport(ws, socket), limits);
       ws.on('error', () => ws.terminate());
       ws.once('close', (code) => {
         sub.unsubscribe();

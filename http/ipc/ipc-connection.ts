@@ -172,7 +172,7 @@ export class IpcConnection {
     if (wantsFlowEvents(typeFilter(request.events))) this.hold();
     this.subscription = this.opts.ops
       .subscribe({ types: request.events })
-      .pipe(coalesce<PublishedEvent>(this.opts.tickMs, this.opts.scheduler ?? asyncScheduler))
+      .events$.pipe(coalesce<PublishedEvent>(this.opts.tickMs, this.opts.scheduler ?? asyncScheduler))
       .subscribe({
         next: (batch) => {
           this.send(batch.map((e) => `${e.json}\n`).join(''));

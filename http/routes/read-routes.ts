@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { replayGapHeaders } from '../events/replay-gap.js';
 import { listFlows } from './flow-listing.js';
 import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, typesParam } from '../query-params.js';
 
@@ -36,7 +37,7 @@ export function readRoutes(ops: ControlOps): Router {
       limit: integerParam('limit', req.query['limit'], { min: 1, max: MAX_REPLAY_LIMIT }),
       types: typesParam(req.query['types']),
     });
-    res.type('application/json').send(page);
+    res.set(replayGapHeaders(page.gap)).type('application/json').send(page.json);
   });
   return r;
 }

@@ -65,7 +65,9 @@ test('events replays the ring with since, limit and types, never a snapshot', as
   await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: 'block' } });
   await node.api('/api/v1/policies/proxy/select', { method: 'POST', body: { member: 'direct' } });
   const all = await node.api('/api/v1/events?since=0&limit=10000');
-  assert.equal(Object.keys(all.json), ['events', 'oldest_sequence', 'last_sequence']);
+  assert.equal(Object.keys(all.json), ['events', 'oldest_sequence', 'last_sequence', 'replay_gap']);
+  assert.is(all.json.replay_gap, null, 'the ring holds every event after 0');
+  assert.is(all.headers.get('weir-replay-gap'), null);
   const events = all.json.events as Envelope[];
   assert.equal(events.map((e) => e.sequence), events.map((_, i) => i + 1));
   assert.is(all.json.oldest_sequence, 1);

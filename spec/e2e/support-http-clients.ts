@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { EventSource } from 'eventsource';
 import WebSocket from 'ws';
 import { EVENT_TYPES, type Envelope } from '../../streams/contract.js';
@@ -8,10 +9,11 @@ export interface SseFrame {
   data: string;
 }
 
-/** A real EventSource client that records every frame, with the key (or none) in a header. */
+/** A real EventSource client that records every frame and its last response's headers, with the key (or none) in a header. */
 export class SseClient {
   readonly frames: SseFrame[] = [];
   readonly errors: { code: number | undefined; message: string | undefined }[] = [];
+  responseHeaders: Headers | null = null;
   private readonly es: EventSource;
 
   constructor(url: string, opts: { key?: string | null; lastEventId?: string } = {}) {
@@ -21,7 +23,10 @@ export class SseClient {
         if (opts.key !== null && opts.key !== undefined) headers['authorization'] = `Bearer ${opts.key}`;
         // Only the first request: a reconnect sends the client's own Last-Event-ID.
         if (opts.lastEventId !== undefined && this.frames.length === 0) headers['last-event-id'] ??= opts.lastEventId;
-        return fetch(input, { ...init, headers });
+        return fetch(input, { ...init, headers }).then((res) => {
+          this.responseHeaders = res.headers;
+          return res;
+        });
       },
     });
     for (const type of [...EVENT_TYPES, 'error']) {
@@ -47,16 +52,18 @@ export class SseClient {
   }
 }
 
-/** A `ws` client that records every message as an envelope, and how it closed. */
+/** A `ws` client that records every message as an envelope, the headers of its 101, and how it closed. */
 export class WsClient {
   readonly envelopes: Envelope[] = [];
   closed: { code: number; reason: string } | null = null;
   unexpected: number | null = null;
+  upgradeHeaders: IncomingHttpHeaders | null = null;
   readonly ws: WebSocket;
 
   constructor(url: string, opts: { key?: string } = {}) {
     const headers: Record<string, string> = opts.key === undefined ? {} : { authorization: `Bearer ${opts.key}` };
     this.ws = new WebSocket(url, { headers });
+    this.ws.on('upgrade', (res) => (this.upgradeHeaders = res.headers));
     this.ws.on('message', (data) => this.envelopes.push(JSON.parse(String(data)) as Envelope));
     this.ws.on('close', (code, reason) => (this.closed = { code, reason: reason.toString() }));
     this.ws.on('unexpected-response', (_req, res) => {

@@ -39,7 +39,7 @@ test('fills every default of a minimal config', () => {
   const result = parseConfig(minimalConfig(), { baseDir: BASE, env: {} });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   const { config } = result;
-  assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state') });
+  assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state'), replay_ring: { max_events: 65_536, max_bytes: 33_554_432 } });
   assert.equal(config.log, { level: 'info' });
   assert.is(config.control.listen, '127.0.0.1:9090');
   assert.is(config.control.ipc, path.join(BASE, 'state/weir.sock'));

@@ -151,4 +151,12 @@ test('a timeout or interval longer than a timer can wait is refused, not run as 
   assert.equal(lines(raw), ['route.sniff_timeout_ms: must be at most 2147483647', 'ipc_hook.timeout_ms: must be at most 2147483647']);
 });
 
+test('a replay ring the node could not allocate, or one with no room, is refused', () => {
+  const raw = designExample();
+  raw.node.replay_ring = { max_events: 0, max_bytes: 2 ** 32 };
+  assert.equal(lines(raw), ['node.replay_ring.max_events: must be at least 1', 'node.replay_ring.max_bytes: must be at most 4294967295']);
+  raw.node.replay_ring = { max_events: 16_777_217, max_bytes: 1024 };
+  assert.equal(lines(raw), ['node.replay_ring.max_events: must be at most 16777216', 'node.replay_ring.max_bytes: must be at least 65536']);
+});
+
 test.run();

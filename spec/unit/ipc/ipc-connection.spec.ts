@@ -8,7 +8,7 @@ import { IpcConnection, type IpcConnectionOptions } from '../../../http/ipc/ipc-
 import type { IpcControl } from '../../../http/ipc/ipc-ops.js';
 import type { StatsSnapshot } from '../../../streams/contract.js';
 import { EventBus } from '../../../streams/event-bus.js';
-import { subscribeEvents } from '../../../streams/subscription.js';
+import { resumeEvents } from '../../../streams/subscription.js';
 import { typeFilter } from '../../../streams/type-filter.js';
 import { duplexPair } from '../../support/duplex-pair.js';
 import { LineClient } from './line-client.js';
@@ -49,7 +49,7 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     policies: () => [],
     sinks: () => [],
     setLogLevel: notHere,
-    subscribe: (o) => subscribeEvents(bus, () => [], { filter: typeFilter(o.types) }),
+    subscribe: (o) => resumeEvents(bus, () => [], { filter: typeFilter(o.types) }),
     ...overrides,
   };
 }

@@ -4,7 +4,7 @@ import type { Envelope, FlowRecord } from '../../../streams/contract.js';
 import type { PublishedEvent } from '../../../streams/published-event.js';
 import { EventBus } from '../../../streams/event-bus.js';
 import { RECORDS_PER_SLICE } from '../../../streams/records-json.js';
-import { subscribeEvents } from '../../../streams/subscription.js';
+import { resumeEvents } from '../../../streams/subscription.js';
 import { typeFilter } from '../../../streams/type-filter.js';
 import { activeRecord } from '../flows/fixtures.js';
 
@@ -27,7 +27,7 @@ test('replays after since, then the snapshot at the watermark, then live events'
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'flow.routed');
   const got: PublishedEvent[] = [];
-  const sub = subscribeEvents(bus, active, { filter: null, since: 1 }).subscribe((e) => got.push(e));
+  const sub = resumeEvents(bus, active, { filter: null, since: 1 }).events$.subscribe((e) => got.push(e));
   await settled();
   publish(bus, 'flow.updated', 'stats.sampled');
   sub.unsubscribe();
@@ -41,7 +41,7 @@ test('without since there is no replay; null since is the same', async () => {
     const { bus, active } = setup();
     publish(bus, 'engine.started', 'flow.started');
     const got: PublishedEvent[] = [];
-    subscribeEvents(bus, active, { filter: null, since }).subscribe((e) => got.push(e));
+    resumeEvents(bus, active, { filter: null, since }).events$.subscribe((e) => got.push(e));
     publish(bus, 'flow.routed');
     await settled();
     assert.equal(summary(got), ['2 flow.snapshot', '3 flow.routed'], String(since));
@@ -52,7 +52,7 @@ test('since 0 replays the whole ring', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => got.push(e));
+  resumeEvents(bus, active, { filter: null, since: 0 }).events$.subscribe((e) => got.push(e));
   await settled();
   assert.equal(summary(got), ['1 engine.started', '2 flow.started', '2 flow.snapshot']);
 });
@@ -61,16 +61,52 @@ test('a since beyond the last sequence (Last-Event-ID of an earlier run) replays
   const { bus } = setup();
   publish(bus, 'engine.started', 'stats.sampled');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, null, { filter: null, since: 1067 }).subscribe((e) => got.push(e));
+  resumeEvents(bus, null, { filter: null, since: 1067 }).events$.subscribe((e) => got.push(e));
   publish(bus, 'stats.sampled');
   assert.equal(summary(got), ['1 engine.started', '2 stats.sampled', '3 stats.sampled']);
+});
+
+test('a since older than the ring has the replay gap up to the oldest event held, then replays the ring', () => {
+  const bus = new EventBus({ ringCapacity: 3, ringMaxBytes: 1 << 16, now: () => NOW });
+  publish(bus, 'engine.started', 'stats.sampled', 'flow.started', 'flow.completed', 'stats.sampled', 'flow.completed');
+  const got: PublishedEvent[] = [];
+  const { gap, events$ } = resumeEvents(bus, null, { filter: null, since: 1 });
+  events$.subscribe((e) => got.push(e));
+  assert.equal(gap, { from_sequence: 2, to_sequence: 3 });
+  assert.equal(summary(got), ['4 flow.completed', '5 stats.sampled', '6 flow.completed']);
+});
+
+test('with a type filter the gap is the same sequences, though few of them may be of its types', () => {
+  const bus = new EventBus({ ringCapacity: 3, ringMaxBytes: 1 << 16, now: () => NOW });
+  publish(bus, 'engine.started', 'flow.completed', 'stats.sampled', 'stats.sampled', 'flow.completed', 'stats.sampled');
+  const got: PublishedEvent[] = [];
+  const { gap, events$ } = resumeEvents(bus, null, { filter: typeFilter(['flow.completed']), since: 0 });
+  events$.subscribe((e) => got.push(e));
+  assert.equal(gap, { from_sequence: 1, to_sequence: 3 });
+  assert.equal(summary(got), ['5 flow.completed']);
+});
+
+test('no gap without since, or with a since the ring still holds the events after', () => {
+  const bus = new EventBus({ ringCapacity: 3, ringMaxBytes: 1 << 16, now: () => NOW });
+  publish(bus, 'engine.started', 'stats.sampled', 'stats.sampled', 'stats.sampled', 'stats.sampled');
+  for (const since of [undefined, null, 2, 3, 5]) assert.is(resumeEvents(bus, null, { filter: null, since }).gap, null, String(since));
+});
+
+test('a since beyond the last sequence resumes from the start of this run, and its gap is counted from there', () => {
+  const bus = new EventBus({ ringCapacity: 2, ringMaxBytes: 1 << 16, now: () => NOW });
+  publish(bus, 'engine.started', 'stats.sampled', 'stats.sampled', 'stats.sampled');
+  const got: PublishedEvent[] = [];
+  const { gap, events$ } = resumeEvents(bus, null, { filter: null, since: 1067 });
+  events$.subscribe((e) => got.push(e));
+  assert.equal(gap, { from_sequence: 1, to_sequence: 2 });
+  assert.equal(summary(got), ['3 stats.sampled', '4 stats.sampled']);
 });
 
 test('the filter applies to replay and live events alike', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started', 'flow.started', 'stats.sampled');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, active, { filter: typeFilter(['flow.started', 'flow.completed']), since: 0 }).subscribe((e) =>
+  resumeEvents(bus, active, { filter: typeFilter(['flow.started', 'flow.completed']), since: 0 }).events$.subscribe((e) =>
     got.push(e),
   );
   publish(bus, 'stats.sampled', 'flow.completed');
@@ -82,7 +118,7 @@ test('no snapshot when the whitelist has no flow types', async () => {
   const { bus, active } = setup();
   publish(bus, 'engine.started');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, active, { filter: typeFilter(['stats.sampled', 'engine.started']), since: 0 }).subscribe((e) =>
+  resumeEvents(bus, active, { filter: typeFilter(['stats.sampled', 'engine.started']), since: 0 }).events$.subscribe((e) =>
     got.push(e),
   );
   publish(bus, 'flow.started', 'stats.sampled');
@@ -93,7 +129,7 @@ test('no snapshot without active records (a sink), whatever the filter', async (
   const { bus } = setup();
   publish(bus, 'flow.started');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, null, { filter: null, since: 0 }).subscribe((e) => got.push(e));
+  resumeEvents(bus, null, { filter: null, since: 0 }).events$.subscribe((e) => got.push(e));
   publish(bus, 'flow.completed');
   assert.equal(summary(got), ['1 flow.started', '2 flow.completed']);
 });
@@ -102,7 +138,7 @@ test('a snapshot for *, an empty list and null', async () => {
   for (const filter of [typeFilter(['*']), typeFilter([]), null]) {
     const { bus, active } = setup();
     const got: PublishedEvent[] = [];
-    subscribeEvents(bus, active, { filter }).subscribe((e) => got.push(e));
+    resumeEvents(bus, active, { filter }).events$.subscribe((e) => got.push(e));
     await settled();
     assert.equal(summary(got), ['0 flow.snapshot']);
   }
@@ -111,7 +147,7 @@ test('a snapshot for *, an empty list and null', async () => {
 test('the snapshot reads the active records when the subscription starts', async () => {
   const records: FlowRecord[] = [];
   const { bus } = setup();
-  const stream = subscribeEvents(bus, () => [...records], { filter: null });
+  const stream = resumeEvents(bus, () => [...records], { filter: null }).events$;
   records.push(activeRecord('f-1'), activeRecord('f-2'));
   let snapshot: PublishedEvent | undefined;
   stream.subscribe((e) => (snapshot ??= e));
@@ -123,7 +159,7 @@ test('no gap and no duplicate when events are published while the baseline is de
   const { bus, active } = setup();
   publish(bus, 'flow.started', 'flow.routed');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => {
+  resumeEvents(bus, active, { filter: null, since: 0 }).events$.subscribe((e) => {
     got.push(e);
     // A consumer whose own reaction publishes, e.g. a warning about a slow client.
     if (e.sequence === 1 && e.event_type === 'flow.started') publish(bus, 'engine.warning');
@@ -139,7 +175,7 @@ test('a bus that completes while the baseline is delivered completes after the q
   const { bus, active } = setup();
   publish(bus, 'flow.started');
   const got: string[] = [];
-  subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe({
+  resumeEvents(bus, active, { filter: null, since: 0 }).events$.subscribe({
     next: (e) => {
       got.push(`${e.sequence} ${e.event_type}`);
       if (e.event_type === 'flow.started') {
@@ -157,9 +193,9 @@ test('concurrent subscriptions each see every live event once', async () => {
   const { bus, active } = setup();
   const a: PublishedEvent[] = [];
   const b: PublishedEvent[] = [];
-  subscribeEvents(bus, active, { filter: null }).subscribe((e) => a.push(e));
+  resumeEvents(bus, active, { filter: null }).events$.subscribe((e) => a.push(e));
   publish(bus, 'flow.started');
-  subscribeEvents(bus, active, { filter: null, since: 0 }).subscribe((e) => b.push(e));
+  resumeEvents(bus, active, { filter: null, since: 0 }).events$.subscribe((e) => b.push(e));
   publish(bus, 'flow.routed');
   await settled();
   assert.equal(summary(a), ['0 flow.snapshot', '1 flow.started', '2 flow.routed']);
@@ -171,7 +207,7 @@ test('events published while a large baseline is written queue behind it, after 
   const { bus } = setup(records);
   publish(bus, 'flow.started');
   const got: PublishedEvent[] = [];
-  subscribeEvents(bus, () => records, { filter: null }).subscribe((e) => got.push(e));
+  resumeEvents(bus, () => records, { filter: null }).events$.subscribe((e) => got.push(e));
   publish(bus, 'flow.updated');
   // Published between two slices of the baseline.
   await settled();
@@ -191,7 +227,7 @@ test('a subscription that ends while its baseline is written gets nothing, and t
   });
   const { bus } = setup(records);
   const got: PublishedEvent[] = [];
-  const sub = subscribeEvents(bus, () => records, { filter: null }).subscribe((e) => got.push(e));
+  const sub = resumeEvents(bus, () => records, { filter: null }).events$.subscribe((e) => got.push(e));
   await settled();
   sub.unsubscribe();
   publish(bus, 'flow.updated');
