@@ -7,9 +7,10 @@ export type HookQuestion = Record<string, unknown> & { id: number };
 
 /**
  * What the fake hook answers a question with: an object (sent with the question's
- * id), a raw line, or null for silence. It may be late: a promise.
+ * id), a raw line, or null for silence. It may be late: a promise. `connection` is
+ * the number of the connection that asked, from 1 in the order accepted.
  */
-export type Answerer = (q: HookQuestion) => Record<string, unknown> | string | null | Promise<Record<string, unknown> | string | null>;
+export type Answerer = (q: HookQuestion, connection: number) => Record<string, unknown> | string | null | Promise<Record<string, unknown> | string | null>;
 
 export interface FakeHook {
   path: string;
@@ -38,7 +39,7 @@ export async function startFakeHook(answer: Answerer, socketPath?: string): Prom
   const open = new Set<net.Socket>();
   let accepted = 0;
   const server = net.createServer((socket) => {
-    accepted++;
+    const connection = ++accepted;
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     socket.on('error', () => undefined);
@@ -51,7 +52,7 @@ export async function startFakeHook(answer: Answerer, socketPath?: string): Prom
         const q = JSON.parse(buffered.slice(0, nl)) as HookQuestion;
         buffered = buffered.slice(nl + 1);
         questions.push(q);
-        void Promise.resolve(answer(q)).then((a) => {
+        void Promise.resolve(answer(q, connection)).then((a) => {
           if (a === null || socket.destroyed) return;
           socket.write(typeof a === 'string' ? `${a}\n` : `${JSON.stringify({ id: q.id, ...a })}\n`);
         });

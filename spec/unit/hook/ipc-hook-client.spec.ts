@@ -117,6 +117,47 @@ test('reconnects after the hook hung up, and allows the question it dropped', as
   await fake.close();
 });
 
+test('gives up a connection on which the hook went silent, and asks the next question on a new one', async () => {
+  // A hook that hung on its first connection, or restarted and left it dangling, yet accepts a new one.
+  const fake = await startFakeHook((_q, connection) => (connection === 1 ? null : { action: 'deny' }));
+  const { hook, outages } = client(fake.path, { timeoutMs: 100 });
+  assert.equal(await hook.ask(query('a')), { action: 'allow' });
+  assert.equal(await hook.ask(query('b')), { action: 'deny' }, 'answered on the second connection');
+  assert.equal(await hook.ask(query('c')), { action: 'deny' });
+  assert.is(fake.connections(), 2);
+  assert.equal(outages, ['the hook did not answer within 100 ms'], 'one report for the outage');
+  hook.close();
+  await fake.close();
+});
+
+test('keeps the connection of a slow hook whose late answer came before the next question', async () => {
+  let answerLate!: () => void;
+  const fake = await startFakeHook((q) =>
+    q['flow_id'] === 'slow' ? new Promise((resolve) => (answerLate = () => resolve({ action: 'deny' }))) : { action: 'deny' },
+  );
+  const { hook, outages } = client(fake.path, { timeoutMs: 100 });
+  assert.equal(await hook.ask(query('slow')), { action: 'allow' }, 'timed out');
+  answerLate();
+  // The fake writes at once into the client's socket; a timer's wait lets the client read it.
+  await sleep(50);
+  assert.equal(await hook.ask(query('next')), { action: 'deny' });
+  assert.is(fake.connections(), 1, 'the late answer showed the connection alive');
+  assert.is(outages.length, 1);
+  hook.close();
+  await fake.close();
+});
+
+test('keeps the connection when another question was answered after the unanswered one was asked', async () => {
+  const fake = await startFakeHook((q) => (q['flow_id'] === 'lost' ? null : { action: 'deny' }));
+  const { hook } = client(fake.path, { timeoutMs: 100 });
+  const [lost, answered] = await Promise.all([hook.ask(query('lost')), hook.ask(query('answered'))]);
+  assert.equal([lost, answered], [{ action: 'allow' }, { action: 'deny' }]);
+  assert.equal(await hook.ask(query('next')), { action: 'deny' });
+  assert.is(fake.connections(), 1);
+  hook.close();
+  await fake.close();
+});
+
 test('after a failed connect, allows without asking until the retry time has passed', async () => {
   let now = 1000;
   const later = hookSocketPath();
