@@ -54,7 +54,9 @@ const urlTestSchema = z.strictObject({
   type: z.literal('url_test'),
   tag: tagSchema,
   members: membersSchema.describe('Outbound tags that are probed; the fastest healthy one is used.'),
-  url: httpUrlSchema.describe('Probe URL, fetched through each member.'),
+  url: httpUrlSchema.describe(
+    'Probe URL, fetched through each member with its full query; events and answers show each query value as REDACTED.',
+  ),
   interval_s: z.number().positive().max(MAX_TIMER_MS / 1000).default(300).describe('Seconds between probe rounds.'),
   tolerance_ms: z
     .number()

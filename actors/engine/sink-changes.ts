@@ -1,6 +1,6 @@
 import { fingerprint } from '../config/config-diff.js';
 import type { SinkConfig } from '../config/schema.js';
-import { shownUrl } from '../webhook/shown-url.js';
+import { shownUrl } from '../net/shown-url.js';
 
 export interface SinkChanges {
   added: SinkConfig[];

@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../streams/contract.js';
+import { shownUrl } from '../net/shown-url.js';
 
 /** Where a url_test probe goes and what it asks for, parsed once from the group's `url`. */
 export interface ProbeTarget {
@@ -8,9 +9,12 @@ export interface ProbeTarget {
   tls: boolean;
   /** The `Host` header: host with the port when it is not the default. */
   hostHeader: string;
-  /** Path and query of the request line. */
+  /** Path and query of the request line: the query in full, whatever secret it carries. */
   requestPath: string;
-  /** The url as the events show it: without any user:password part. */
+  /**
+   * The url as events and answers show it: what is probed (no user:password part, which
+   * is never sent), its query values hidden by shownUrl.
+   */
   publicUrl: string;
 }
 
@@ -23,7 +27,6 @@ export function probeTarget(url: string): ProbeTarget {
   const u = new URL(url);
   const tls = u.protocol === 'https:';
   if (!tls && u.protocol !== 'http:') throw new ProbeUrlError(`probe url must be http:// or https://, not ${u.protocol}`);
-  const withCredentials = u.username !== '' || u.password !== '';
   u.username = '';
   u.password = '';
   return {
@@ -32,6 +35,6 @@ export function probeTarget(url: string): ProbeTarget {
     tls,
     hostHeader: u.host,
     requestPath: `${u.pathname}${u.search}`,
-    publicUrl: withCredentials ? u.href : url,
+    publicUrl: shownUrl(u.href),
   };
 }

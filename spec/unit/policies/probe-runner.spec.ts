@@ -87,6 +87,19 @@ test('the startup round selects the fastest member and reports every field of th
   }
 });
 
+test('policy.probe.completed shows the url with its query values REDACTED; the probe asks for the full query', async () => {
+  const r = await rig({ a: 0 }, { url: 'http://probe.test:8080/ok?token=s3cr3t-probe&v=2' });
+  try {
+    await r.runner.start();
+    const [p] = r.out.ofType('policy.probe.completed') as ProbeCompletedPayload[];
+    assert.is(p?.url, 'http://probe.test:8080/ok?token=REDACTED&v=REDACTED');
+    assert.not.ok(JSON.stringify(r.out.events).includes('s3cr3t-probe'), 'no event carries the secret');
+    assert.equal(r.origins['a']!.requests, [{ path: '/ok?token=s3cr3t-probe&v=2', host: 'probe.test:8080' }]);
+  } finally {
+    await teardown(r);
+  }
+});
+
 test('a startup round that keeps the first member emits no policy.selected', async () => {
   const r = await rig({ a: 0, b: 200 });
   try {

@@ -2,14 +2,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { probeTarget, ProbeUrlError } from '../../../actors/policies/probe-target.js';
 
-test('an http url gives host, default port 80, Host header, path with query and the url as given', () => {
+test('an http url gives host, default port 80, Host header, path with query, and the url shown', () => {
   assert.equal(probeTarget('http://cp.example/generate_204?x=1'), {
     endpoint: { host: 'cp.example', port: 80 },
     tls: false,
     hostHeader: 'cp.example',
     requestPath: '/generate_204?x=1',
-    publicUrl: 'http://cp.example/generate_204?x=1',
+    publicUrl: 'http://cp.example/generate_204?x=REDACTED',
   });
+});
+
+test('a secret in the query is asked for in full and shown as REDACTED, the fragment too', () => {
+  const t = probeTarget('https://probe.example:8443/ok?token=s3cr3t&v=2#frag-secret');
+  assert.is(t.requestPath, '/ok?token=s3cr3t&v=2');
+  assert.is(t.publicUrl, 'https://probe.example:8443/ok?token=REDACTED&v=REDACTED#REDACTED');
 });
 
 test('an https url defaults to port 443 and asks for TLS', () => {

@@ -2,8 +2,8 @@
 const URL_REDACTED = 'REDACTED';
 
 /**
- * A URL as answers, logs and events show it. A receiver may take its secret in the URL
- * (`?token=…`, `user:pass@`), so the user name, password, every query value and the
+ * A URL as answers, logs and events show it: a Webhook sink's, a url_test group's probe
+ * URL. The server behind it may take its secret in the URL (`?token=…`, `user:pass@`), so the user name, password, every query value and the
  * fragment are replaced by URL_REDACTED; scheme, host, port, path and the query's
  * parameter names stay, so the operator can still tell which URL it is. The user name
  * goes too: some services take the key itself as the user name. A query part without

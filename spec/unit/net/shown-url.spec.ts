@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { shownUrl } from '../../../actors/webhook/shown-url.js';
+import { shownUrl } from '../../../actors/net/shown-url.js';
 
 test('hides every query value and keeps the names, scheme, host, port and path', () => {
   assert.is(shownUrl('https://hooks.example:8443/in/billing?token=s3cr3t&sig=abc&v=2'), 'https://hooks.example:8443/in/billing?token=REDACTED&sig=REDACTED&v=REDACTED');
