@@ -5,6 +5,16 @@ import { problem, sendProblem } from './problem.js';
 type Board = { router: RequestHandler; show(sinks: string[]): Promise<void> };
 
 /**
+ * The dashboard's pages may load only what the node serves. bull-board's page links a
+ * Google Fonts stylesheet: an operator's browser would tell a third party each time it
+ * opened a node's dashboard (and wait for it on a network without Internet); the page
+ * falls back to the browser's fonts. The queues also show event payloads, whose target
+ * hosts come from clients: nothing from elsewhere may run beside them.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
+/**
  * The BullMQ dashboard (bull-board) of the node's Webhook sink queues, for nodes on
  * Redis. bull-board and BullMQ are loaded on the first visit, and the queue list
  * follows config.apply: it is refreshed whenever the set of Webhook sinks changed.
@@ -24,6 +34,7 @@ export function dashboardRoute(ops: ControlOps, mountPath: string): RequestHandl
         await b.show(view.sinks);
         shown = key;
       }
+      res.set('Content-Security-Policy', DASHBOARD_CSP);
       b.router(req, res, next);
     } catch (err) {
       next(err);

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startRedisServer } from '../support/redis-server.js';
 import { startOrigin } from '../support/origin.js';
+import { DASHBOARD_CSP } from '../../http/dashboard.js';
 import { startHookNode } from './webhook-node.js';
 
 const API_KEY = 'e2e-api-key-not-a-secret';
@@ -39,6 +40,11 @@ test('?token= sets a session cookie that is not the key, then the page and the s
   const page = await dashboard(onRedis, '/', { headers: { cookie } });
   assert.is(page.status, 200);
   assert.match(await page.text(), '<html');
+  // bull-board's page links Google Fonts; the policy keeps the browser from loading it.
+  const policy = page.headers.get('content-security-policy') ?? '';
+  assert.is(policy, DASHBOARD_CSP);
+  assert.match(policy, /^default-src 'self';/);
+  assert.not.match(policy, 'googleapis');
   await onRedis.curlFlow();
   const queues = (await (await dashboard(onRedis, '/api/queues', { headers: { cookie } })).json()) as {
     queues: { name: string; description: string }[];
