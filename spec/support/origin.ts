@@ -61,6 +61,11 @@ export async function startOrigin(): Promise<Origin> {
     };
     conns.push({ socket, info });
   });
+  // Node closes a connection that sent no whole request within 60 s (checked every 30
+  // s): idle tunnels a spec holds open to the origin (large-flow-table opens hundreds
+  // one by one, which on a loaded machine takes that long) must stay until it closes them.
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   // A spec that failed before close() must not keep the runner alive.
   server.unref();
