@@ -51,6 +51,61 @@ export function socketTraffic(
   });
 }
 
+/**
+ * What a socket has handed to the kernel: its count of writes less what still waits in
+ * it (buffered, or in a write the kernel has not taken yet). A socket counts a write
+ * when it is queued, and one destroyed with writes waiting drops them yet goes on
+ * counting the one that was under way.
+ */
+function handedOver(s: Socket): number {
+  return s.bytesWritten - s.writableLength;
+}
+
+/** A tunnel's counters (tunnelMeter), and their freeze when the relay is cut. */
+export interface TunnelTraffic {
+  read(): FlowTraffic;
+  /** Called once the relay is cut, before its sockets are destroyed: the counters read from then on. */
+  freeze(): void;
+}
+
+/**
+ * The counters of a tunnel whose relay starts now (SOCKS5 CONNECT, HTTP CONNECT):
+ * bytes_down is what was handed on to the client since (the tunnel's whole answer is
+ * relayed payload), bytes_up what was handed on to the remote less the hop handshake,
+ * and the two tx counters too count only what was handed over. A download the client
+ * stopped reading and then reset had a chunk read from the remote but never passed on
+ * (up to 64 KiB), and a write to the client under way: counted from what was read,
+ * both were billed as relayed. They are read at the cut, since a destroyed socket
+ * drops what waits in it.
+ */
+export function tunnelTraffic(
+  client: Socket,
+  remote: Socket,
+  handshake: { rx: number; tx: number },
+  clientBase: ClientMark = START,
+): TunnelTraffic {
+  const relayFrom = client.bytesWritten;
+  const read = (): FlowTraffic => {
+    const clientTx = handedOver(client);
+    const remoteTx = handedOver(remote);
+    return {
+      bytes_up: Math.max(0, remoteTx - handshake.tx),
+      bytes_down: Math.max(0, clientTx - relayFrom),
+      inbound_rx_bytes: client.bytesRead - clientBase.rx,
+      inbound_tx_bytes: clientTx - clientBase.tx,
+      outbound_rx_bytes: remote.bytesRead,
+      outbound_tx_bytes: remoteTx,
+      packets_up: null,
+      packets_down: null,
+    };
+  };
+  let frozen: FlowTraffic | null = null;
+  return {
+    read: () => frozen ?? read(),
+    freeze: () => void (frozen ??= read()),
+  };
+}
+
 /** socketTraffic as a meter whose total is the sum of the four socket counters. */
 export function socketMeter(client: Socket, remote: Socket, handshake: { rx: number; tx: number }, clientBase?: ClientMark): TrafficMeter {
   return {

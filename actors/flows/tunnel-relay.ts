@@ -2,12 +2,12 @@ import type { Socket } from 'node:net';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
 import { forward, type Relayed } from './forward.js';
-import { socketTraffic, type ClientMark } from './socket-meter.js';
+import { tunnelTraffic, type ClientMark } from './socket-meter.js';
 
 /**
  * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain forwarding:
- * nothing per chunk. Counters are the sockets' own, read when the flow is sampled;
- * the outbound's hop handshake is left out of bytes_up/bytes_down. `clientBase` is where
+ * nothing per chunk. Counters are the sockets' own, read when the flow is sampled and
+ * frozen when the relay is cut (tunnelTraffic). `clientBase` is where
  * the tunnel's share of a client connection that carried HTTP requests before starts.
  */
 export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number, clientBase?: ClientMark): void {
@@ -15,7 +15,9 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number,
   let remoteError: Error | null = null;
   let open = 2;
 
+  const traffic = tunnelTraffic(client, remote, flow.dial.handshake, clientBase);
   const teardown = (): void => {
+    traffic.freeze();
     client.destroy();
     remote.destroy();
   };
@@ -28,7 +30,7 @@ export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number,
   // Once relaying, every counter moves with a forwarded chunk (a socket counts a write
   // when it is handed over), so the 1 s sample tells an idle tunnel by one number instead
   // of four socket counters: those took ~1 us a flow, ~9 ms a tick for 8,000 idle tunnels.
-  flow.actor.attach({ read: socketTraffic(client, remote, flow.dial.handshake, clientBase), total: () => relayed.chunks }, teardown);
+  flow.actor.attach({ read: traffic.read, total: () => relayed.chunks }, teardown);
   remote.on('error', (err) => {
     remoteError = err;
     teardown();
