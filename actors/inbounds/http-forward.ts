@@ -24,6 +24,11 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const share = clientShare(client);
   const exchange = new ExchangeEnd(res, client);
   // A refusal's bytes belong to no flow; either way the next request counts from here.
+  // Marked when the answer is all written, ahead of Node's own 'finish' listener, which
+  // starts the answer queued behind it on a pipelined connection: marked at the close
+  // that follows, a queued answer's bytes fell in no flow. An exchange that never
+  // finishes (the client left, the flow closed) is marked at its end.
+  res.prependOnceListener('finish', share.ended);
   void exchange.over.then(share.ended);
   const parsed = absoluteTarget(req.url);
   if (!parsed) return answerStatus(res, 400);
