@@ -35,6 +35,9 @@ const HELP = `
 
 const cli = meow(HELP, {
   importMeta: import.meta,
+  // A mistyped flag (`--socket` for `--ipc`) would otherwise be dropped without a word,
+  // and the command run against another node or none; meow names it and exits 2.
+  allowUnknownFlags: false,
   flags: {
     config: { type: 'string', shortFlag: 'c' },
     ipc: { type: 'string' },

@@ -63,6 +63,12 @@ test('wrong arguments exit 2', async () => {
   }
 });
 
+test('an unknown flag is named and exits 2 before anything is asked of a node', async () => {
+  const result = await runWeir(['flows', 'close', 'f-1', '--socket', path.join(dir, 'none.sock')]);
+  assert.equal([result.code, result.stdout], [2, '']);
+  assert.match(result.stderr, /Unknown flag\s+--socket/);
+});
+
 test('connector state --json works with no node: zeros and state_known false when nothing was persisted', async () => {
   const result = await runWeir(['connector', 'state', '--json', writeConfig()]);
   assert.is(result.code, 0, result.stderr);
