@@ -33,10 +33,32 @@ export async function postWebhook(
       signal: AbortSignal.timeout(target.timeoutMs),
       redirect: 'manual',
     });
-    // Drain the body so the connection can be reused.
-    await res.arrayBuffer().catch(() => undefined);
+    void drainAnswer(res.body);
     return verdictForStatus(res.status, res.headers.get('retry-after'), now());
   } catch (err) {
     return verdictForError(err);
+  }
+}
+
+/** Bytes of an answer's body read and dropped so that its connection can be reused; past them it is cut. */
+const DRAINED_MAX = 64 * 1024;
+
+/**
+ * Reads an answer's body into nothing, in the background: the verdict is the status
+ * alone. Read whole (until timeout_ms), a receiver's endless body grew the node by
+ * gigabytes, and a trickled one held the delivery until the timeout failed it.
+ */
+async function drainAnswer(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (let read = 0; read <= DRAINED_MAX; ) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // A body cut by the timeout or the receiver changes nothing: the status was the answer.
   }
 }
