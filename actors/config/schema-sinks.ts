@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '../../streams/contract.js';
+import { fetchRefusesPort } from '../net/fetch-bad-ports.js';
 import { httpUrlSchema, tagSchema, timerMsSchema, unknownTypeError } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
@@ -51,6 +52,7 @@ function webhookSinkSchema(secret: SecretSchema) {
     // Refused rather than hidden: a password in the URL would show wherever the URL does (config.apply's answer).
     url: httpUrlSchema
       .refine((s) => !URL.canParse(s) || !hasUserinfo(new URL(s)), "must not carry a user name or password: the sink's token authenticates it")
+      .refine((s) => !URL.canParse(s) || !fetchRefusesPort(new URL(s)), 'is on a port HTTP clients refuse to connect to (the Fetch standard’s bad ports, e.g. 10080, 6665-6669); use another port')
       .describe('Full URL that envelopes are POSTed to.'),
     token: secret.describe('Key of the webhook-signature HMAC: a string, { "env": NAME } or { "file": PATH }.'),
     events: eventFilterSchema,

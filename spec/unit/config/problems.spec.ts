@@ -144,6 +144,17 @@ test('refuses a Webhook URL with a user or password, without showing it', () => 
   assert.equal(lines(raw), [`event_sinks[${webhook}].url: must not carry a user name or password: the sink's token authenticates it`]);
 });
 
+test('refuses a Webhook URL on a port fetch() never connects to; a scheme’s default port or another one is taken', () => {
+  const raw = designExample();
+  const webhook = raw.event_sinks.findIndex((s: { type: string }) => s.type === 'webhook');
+  raw.event_sinks[webhook].url = 'http://127.0.0.1:10080/ingest';
+  assert.equal(lines(raw), [`event_sinks[${webhook}].url: is on a port HTTP clients refuse to connect to (the Fetch standard’s bad ports, e.g. 10080, 6665-6669); use another port`]);
+  for (const url of ['https://controller.example/ingest', 'http://127.0.0.1:10081/ingest']) {
+    raw.event_sinks[webhook].url = url;
+    assert.equal(lines(raw), [], url);
+  }
+});
+
 test('a timeout or interval longer than a timer can wait is refused, not run as 1 ms', () => {
   const raw = designExample();
   raw.route.sniff_timeout_ms = 3_000_000_000;
