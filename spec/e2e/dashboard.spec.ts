@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePort } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { startOrigin } from '../support/origin.js';
 import { DASHBOARD_CSP } from '../../http/dashboard.js';
@@ -11,7 +12,7 @@ const API_KEY = 'e2e-api-key-not-a-secret';
 const redis = await startRedisServer();
 const origin = await startOrigin();
 // The receiver never answers: the dashboard shows the sink's queue, whatever is in it.
-const hook = { url: 'http://127.0.0.1:9/ingest' };
+const hook = { url: `http://127.0.0.1:${await freePort()}/ingest` };
 const onRedis = await startHookNode({ origin, hook, redisUrl: redis.url });
 const embedded = await startHookNode({ origin, hook });
 const dashboard = (node: typeof onRedis, path = '', init: RequestInit = {}): Promise<Response> =>

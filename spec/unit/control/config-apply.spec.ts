@@ -37,7 +37,7 @@ test('config.apply refuses sections that change only on restart, naming them', (
 
 test('a problem of an upserted sink is named by its place in upsert_sinks, not in the merged list', () => {
   const jsonl = (tag: string): unknown => ({ type: 'jsonl', tag, path: `/tmp/${tag}.jsonl` });
-  const webhook = { type: 'webhook', tag: 'bill', url: 'http://127.0.0.1:1/ingest', token: 'tok', events: ['flow.nosuch'] };
+  const webhook = { type: 'webhook', tag: 'bill', url: 'http://127.0.0.1:8/ingest', token: 'tok', events: ['flow.nosuch'] };
   try {
     applyBody(source([jsonl('a'), jsonl('b')]), { upsert_sinks: [jsonl('c'), webhook], remove_sinks: ['a'] });
     assert.unreachable('applied');
