@@ -87,7 +87,8 @@ export class ConfigSource {
   }
 
   private parse(raw: Record<string, unknown>): ConfigResult {
-    return parseConfig(raw, { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), lenientSecrets: this.lenientSecrets });
+    const base = { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), lenientSecrets: this.lenientSecrets };
+    return parseConfig(raw, this.file ? { ...base, configFile: this.file } : base);
   }
 
   private readBase():

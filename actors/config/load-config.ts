@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { checkListeners, checkSelfLoops } from './check-listeners.js';
 import { checkReferences } from './check-references.js';
+import { checkSinkPaths } from './check-sink-paths.js';
 import { deepFreeze } from './deep-freeze.js';
 import { issueMessage, issuesToProblems } from './issue-messages.js';
 import type { ConfigProblem } from './problems.js';
@@ -19,6 +20,8 @@ export interface ParseOptions {
   env?: NodeJS.ProcessEnv;
   /** Secrets that cannot be read stand as empty ones (SecretSources.lenient). @defaultValue false */
   lenientSecrets?: boolean;
+  /** The file the document was read from, which no sink may write into. */
+  configFile?: string;
 }
 
 /** Validates a config document and reports every problem at once; the config is deep-frozen. */
@@ -31,7 +34,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   // Checks of the parts together, on a config that is valid part by part.
-  const placed = [...checkListeners(parsed.data), ...checkSelfLoops(parsed.data)];
+  const placed = [...checkListeners(parsed.data), ...checkSelfLoops(parsed.data), ...checkSinkPaths(parsed.data, opts.configFile)];
   if (placed.length > 0) return { ok: false, problems: placed };
   return { ok: true, config: deepFreeze(parsed.data) };
 }
@@ -60,5 +63,5 @@ export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } =
   } catch (err) {
     return { ok: false, problems: [{ path: '', message: jsonErrorMessage(full, text, err) }] };
   }
-  return parseConfig(raw, { baseDir: path.dirname(full), ...(opts.env === undefined ? {} : { env: opts.env }) });
+  return parseConfig(raw, { baseDir: path.dirname(full), configFile: full, ...(opts.env === undefined ? {} : { env: opts.env }) });
 }
