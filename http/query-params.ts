@@ -1,6 +1,6 @@
 import { ControlError } from '../actors/control/control-error.js';
 import { EVENT_TYPES } from '../streams/contract.js';
-import { typeFilterFromQuery } from '../streams/type-filter.js';
+import { typeFilter, typeNamesFromQuery } from '../streams/type-filter.js';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
@@ -35,15 +35,16 @@ export function sequenceParam(name: string, value: unknown): number | undefined 
  * nothing, so a typo does not look like a quiet node.
  */
 export function typesParam(value: unknown): string[] | null {
-  const filter = typeFilterFromQuery(value);
-  if (filter === null) return null;
-  const unknown = [...filter].filter((t) => !KNOWN_TYPES.has(t));
+  const names = typeNamesFromQuery(value);
+  // Checked before `*` makes the list "all": `*,flow.nope` has a typo too.
+  const unknown = names.filter((t) => t !== '*' && !KNOWN_TYPES.has(t));
   if (unknown.length > 0) {
     throw new ControlError('BAD_REQUEST', `unknown event type ${unknown.map((t) => `"${t}"`).join(', ')}`, {
       event_types: EVENT_TYPES,
     });
   }
-  return [...filter];
+  const filter = typeFilter(names);
+  return filter === null ? null : [...filter];
 }
 
 export interface StreamParams {

@@ -12,14 +12,18 @@ export function typeFilter(types: readonly string[] | null | undefined): TypeFil
   return new Set(types);
 }
 
-/** Parses the `types` query form: comma separated, repeated, or absent. */
-export function typeFilterFromQuery(value: unknown): TypeFilter {
-  const parts = (Array.isArray(value) ? value : [value])
+/** The names of the `types` query form: comma separated, repeated, or absent (none). */
+export function typeNamesFromQuery(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value])
     .filter((v): v is string => typeof v === 'string')
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
-  return typeFilter(parts);
+}
+
+/** Parses the `types` query form into a filter. */
+export function typeFilterFromQuery(value: unknown): TypeFilter {
+  return typeFilter(typeNamesFromQuery(value));
 }
 
 export function acceptsType(f: TypeFilter, eventType: string): boolean {
