@@ -89,7 +89,7 @@ export function resumeEvents(bus: EventBus, activeRecords: (() => readonly FlowR
  * run (an EventSource reconnecting after a restart), and it resumes from this run's
  * start rather than skipping to events it has not seen yet.
  */
-function resumeFrom(bus: EventBus, since: number): number {
+export function resumeFrom(bus: EventBus, since: number): number {
   return since > bus.lastSequence ? 0 : since;
 }
 

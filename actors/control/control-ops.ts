@@ -1,7 +1,7 @@
 import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
 import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
-import { resumeEvents, type ResumedEvents } from '../../streams/subscription.js';
+import { resumeEvents, resumeFrom, type ResumedEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
 import type { ConfigProblem } from '../config/problems.js';
@@ -217,9 +217,11 @@ export class ControlOps {
    */
   eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): { json: Buffer; gap: SequenceRange | null } {
     const bus = this.engine.bus;
-    const gap = q.since === undefined ? null : bus.lostAfter(q.since);
+    // As the live streams resume it (resumeFrom): a since beyond the last sequence is from before a lost state dir.
+    const since = q.since === undefined ? undefined : resumeFrom(bus, q.since);
+    const gap = since === undefined ? null : bus.lostAfter(since);
     const parts: Buffer[] = [EVENTS_OPEN];
-    for (const json of bus.replayBytes(q.since ?? 0, typeFilter(q.types), q.limit ?? 1000)) {
+    for (const json of bus.replayBytes(since ?? 0, typeFilter(q.types), q.limit ?? 1000)) {
       if (parts.length > 1) parts.push(COMMA);
       parts.push(json);
     }
