@@ -28,6 +28,17 @@ export interface HttpControlOptions {
 /** Milliseconds WebSocket subscribers get to answer the closing handshake on close(). */
 const WS_CLOSE_GRACE_MS = 1000;
 
+/** Connections beside the live streams' slots that the control plane holds at once; more are closed as they come. */
+const MAX_REQUEST_CONNECTIONS = 128;
+
+/**
+ * How long a connection may take to send a whole request head, and a whole request.
+ * Node's defaults (60 s and 300 s) let anyone who reaches the port, key or not, hold a
+ * descriptor per half-sent request for a minute: thousands of them took the
+ * descriptors the proxy's own connections need.
+ */
+const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 2_000 };
+
 /** Starts the HTTP control plane (REST, SSE, WebSocket) on one listener. Port 0 picks a free port. */
 export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions): Promise<HttpControl> {
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
@@ -35,7 +46,9 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const log = opts.log.child({ room: 'http' });
   const slots = subscriberSlots(limits.maxSubscribers, log);
   const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, slots, log });
-  const server = http.createServer(app);
+  const server = http.createServer(REQUEST_TIMEOUTS, app);
+  // Bounded like the streams and the IPC channel: what one client can make the node hold.
+  server.maxConnections = limits.maxSubscribers + MAX_REQUEST_CONNECTIONS;
   const ws = wsEvents(ops, check, limits, slots, log);
   server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
