@@ -44,7 +44,9 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   app.use(DASHBOARD, dashboardAuth(opts.apiKey, opts.check, DASHBOARD), dashboardRoute(ops, DASHBOARD));
   app.use(requireKey(opts.check));
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
-  app.use(express.json({ limit: opts.maxBodyBytes, type: () => true }));
+  // Not strict: a body of valid JSON that is no object (null, 42, "rule") fails validation
+  // (422 INVALID_BODY, as [] does) instead of being called invalid JSON.
+  app.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
   app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
   app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
   app.use(notFound);
