@@ -56,14 +56,17 @@ async function main(): Promise<number> {
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
     case 'build-info':
+      noArguments(command, args);
       return (await import('./commands/build-info.js')).buildInfoCommand(flags.json);
     case 'status':
+      noArguments(command, args);
       return (await import('./commands/status.js')).statusCommand(flags);
     case 'flows':
       return (await import('./commands/flows.js')).flowsCommand(args, flags);
     case 'events':
       return (await import('./commands/events.js')).eventsCommand(args, flags);
     case 'policies':
+      noArguments(command, args);
       return (await import('./commands/policies.js')).policiesCommand(flags);
     case 'select':
       return (await import('./commands/select.js')).selectCommand(args, flags);
@@ -72,6 +75,7 @@ async function main(): Promise<number> {
     case 'connector':
       return (await import('./commands/connector-state.js')).connectorCommand(args, flags.json);
     case 'reload':
+      noArguments(command, args);
       return (await import('./commands/reload.js')).reloadCommand(flags);
     case 'probe':
       return (await import('./commands/probe.js')).probeCommand(args, flags);
@@ -80,6 +84,11 @@ async function main(): Promise<number> {
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }
+}
+
+/** A command that takes no arguments refuses them rather than run as if they were not there. */
+function noArguments(command: string, args: readonly string[]): void {
+  if (args.length > 0) throw new UsageError(`usage: weir ${command} (it takes no arguments; got ${args.map((a) => JSON.stringify(a)).join(' ')})`);
 }
 
 function exitCodeOf(err: unknown): number {

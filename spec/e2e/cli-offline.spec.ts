@@ -63,6 +63,13 @@ test('wrong arguments exit 2', async () => {
   }
 });
 
+test('a command given arguments it does not take exits 2 before anything is asked of a node', async () => {
+  for (const args of [['status', 'extra'], ['policies', 'extra'], ['reload', 'extra'], ['build-info', 'extra'], ['events', 'extra']]) {
+    const result = await runWeir([...args, '--ipc', path.join(dir, 'none.sock')]);
+    assert.is(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+  }
+});
+
 test('an unknown flag is named and exits 2 before anything is asked of a node', async () => {
   const result = await runWeir(['flows', 'close', 'f-1', '--socket', path.join(dir, 'none.sock')]);
   assert.equal([result.code, result.stdout], [2, '']);
