@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNode, type TestNode } from './support-http.js';
 
-// An unknown type in `types` is refused (400) also when the list holds `*`, as IPC
-// subscribe refuses ["*", "bogus"]: a typo such as `types=*,flow.complete` is not
-// taken as "every event".
+// What the control plane answers to requests it cannot take, as http/README.md says:
+// "Malformed query numbers or JSON: 400 BAD_REQUEST ...; a body that fails validation:
+// 422 INVALID_BODY with every reason"; an unknown type in `types` is refused (400) also
+// beside `*`, as IPC subscribe refuses ["*", "bogus"].
 
 let node: TestNode;
 
@@ -32,6 +33,14 @@ test('the SSE stream refuses an unknown type beside * before it starts', async (
   });
   ac.abort();
   assert.is(res.status, 400);
+});
+
+test('a JSON body that is not an object is 422 INVALID_BODY, not 400 "not valid JSON"', async () => {
+  for (const body of ['null', '"rule"', '42', 'true']) {
+    const res = await node.api('/api/v1/mode', { method: 'PUT', body, headers: { 'content-type': 'application/json' } });
+    assert.is(res.status, 422, `${body}: ${res.text}`);
+    assert.is(res.json.code, 'INVALID_BODY', body);
+  }
 });
 
 test.run();
