@@ -46,5 +46,20 @@ function sinkEdits(doc: Record<string, unknown>): SinkEdits {
   if (!Array.isArray(upsert) || !Array.isArray(remove) || !remove.every((t) => typeof t === 'string')) {
     throw new ControlError('INVALID_BODY', 'upsert_sinks must be an array of sinks and remove_sinks an array of tags');
   }
+  const repeated = repeatedTags(upsert);
+  if (repeated.length > 0) throw configInvalid(repeated);
   return { upsert, remove };
+}
+
+/**
+ * A tag upserted twice in one request, named where the request has it: merged into the
+ * node's sink list first, the problem named the first upsert and a list the request
+ * does not have.
+ */
+function repeatedTags(upsert: unknown[]): ConfigProblem[] {
+  const tags = upsert.map((s) => (typeof s === 'object' && s !== null ? (s as { tag?: unknown }).tag : undefined));
+  return tags.flatMap((tag, i) => {
+    const first = typeof tag === 'string' ? tags.indexOf(tag) : i;
+    return first < i ? [{ path: `upsert_sinks[${i}].tag`, message: `duplicate tag "${String(tag)}" (first used at upsert_sinks[${first}])` }] : [];
+  });
 }

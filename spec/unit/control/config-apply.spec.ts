@@ -48,4 +48,16 @@ test('a problem of an upserted sink is named by its place in upsert_sinks, not i
   }
 });
 
+test('a tag upserted twice in one request is named at its second place, against its first', () => {
+  const hook = (url: string): unknown => ({ type: 'webhook', tag: 'a', url, token: 'tok' });
+  try {
+    applyBody(source(), { upsert_sinks: [hook('http://127.0.0.1:8/one'), { type: 'jsonl', tag: 'b', path: '/tmp/b.jsonl' }, hook('http://127.0.0.1:8/two')] });
+    assert.unreachable('applied');
+  } catch (err) {
+    assert.instance(err, ControlError);
+    assert.is((err as ControlError).code, 'CONFIG_INVALID');
+    assert.equal((err as ControlError).details, { problems: [{ path: 'upsert_sinks[2].tag', message: 'duplicate tag "a" (first used at upsert_sinks[0])' }] });
+  }
+});
+
 test.run();
