@@ -1,9 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Secret } from '../actors/config/secret.js';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import { buildApp } from './app.js';
+import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import { keyCheck } from './bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
 import { subscriberSlots } from './events/subscriber-slots.js';
@@ -51,6 +53,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   server.maxConnections = limits.maxSubscribers + MAX_REQUEST_CONNECTIONS;
   const ws = wsEvents(ops, check, limits, slots, log);
   server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.listen.port, opts.listen.host, () => {
@@ -73,4 +76,23 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
       return closing;
     },
   };
+}
+
+/** What a request Node refused before any route saw it is answered with, by its error code. */
+function clientErrorProblem(code: string | undefined): Problem | null {
+  if (code === 'HPE_HEADER_OVERFLOW') return problem('HEADERS_TOO_LARGE', 'the request head is larger than the control plane takes (16 KiB)');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return problem('REQUEST_TIMEOUT', 'the request did not arrive in time');
+  if (code?.startsWith('HPE_')) return problem('BAD_REQUEST', 'the request is not valid HTTP');
+  return null;
+}
+
+/**
+ * A request Node's parser refused or timed out: answered with a problem body like every
+ * other refusal (Node's own answer is a bare status line), then closed.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const body = clientErrorProblem(err.code);
+  if (!body || !socket.writable) return void socket.destroy();
+  const text = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${body.status} ${body.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
 }

@@ -17,6 +17,8 @@ export interface Problem {
  */
 const HTTP_PROBLEMS = {
   TOO_MANY_SUBSCRIBERS: { status: 503, title: 'Too many live subscribers' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = ControlErrorCode | keyof typeof HTTP_PROBLEMS;

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNode, type TestNode } from './support-http.js';
@@ -41,6 +42,26 @@ test('a JSON body that is not an object is 422 INVALID_BODY, not 400 "not valid 
     assert.is(res.status, 422, `${body}: ${res.text}`);
     assert.is(res.json.code, 'INVALID_BODY', body);
   }
+});
+
+/** What the control plane answers to raw bytes: status line and body. */
+async function rawAnswer(port: number, request: string): Promise<{ status: string; body: string }> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.end(request);
+  let text = '';
+  for await (const chunk of socket) text += String(chunk);
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  return { status: head.split('\r\n')[0]!, body };
+}
+
+test('a request Node’s parser refuses gets a problem body too: 431 for a head too large, 400 for no HTTP', async () => {
+  const port = Number(new URL(node.baseUrl).port);
+  const large = await rawAnswer(port, `GET /api/v1/stats HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  assert.is(large.status, 'HTTP/1.1 431 Request header fields too large');
+  assert.is((JSON.parse(large.body) as { code: string }).code, 'HEADERS_TOO_LARGE');
+  const garbage = await rawAnswer(port, 'NOT HTTP AT ALL\r\n\r\n');
+  assert.is(garbage.status, 'HTTP/1.1 400 Malformed request');
+  assert.is((JSON.parse(garbage.body) as { code: string }).code, 'BAD_REQUEST');
 });
 
 test.run();
