@@ -27,6 +27,26 @@ export function clientOnlyTraffic(client: Socket, clientBase: ClientMark = START
   };
 }
 
+/** A flow's counters from its payload counts and its sockets, each side's writes counted as given. */
+function trafficOf(
+  payload: { up: number; down: number },
+  client: Socket,
+  remote: Socket,
+  tx: { client: number; remote: number },
+  clientBase: ClientMark,
+): FlowTraffic {
+  return {
+    bytes_up: Math.max(0, payload.up),
+    bytes_down: Math.max(0, payload.down),
+    inbound_rx_bytes: client.bytesRead - clientBase.rx,
+    inbound_tx_bytes: tx.client - clientBase.tx,
+    outbound_rx_bytes: remote.bytesRead,
+    outbound_tx_bytes: tx.remote,
+    packets_up: null,
+    packets_down: null,
+  };
+}
+
 /**
  * The counters of a TCP flow, read from its two sockets: bytes_up/bytes_down are the
  * remote side's payload, the outbound's hop handshake left out; the boundary counters
@@ -39,16 +59,14 @@ export function socketTraffic(
   handshake: { rx: number; tx: number },
   clientBase: ClientMark = START,
 ): () => FlowTraffic {
-  return () => ({
-    bytes_up: Math.max(0, remote.bytesWritten - handshake.tx),
-    bytes_down: Math.max(0, remote.bytesRead - handshake.rx),
-    inbound_rx_bytes: client.bytesRead - clientBase.rx,
-    inbound_tx_bytes: client.bytesWritten - clientBase.tx,
-    outbound_rx_bytes: remote.bytesRead,
-    outbound_tx_bytes: remote.bytesWritten,
-    packets_up: null,
-    packets_down: null,
-  });
+  return () =>
+    trafficOf(
+      { up: remote.bytesWritten - handshake.tx, down: remote.bytesRead - handshake.rx },
+      client,
+      remote,
+      { client: client.bytesWritten, remote: remote.bytesWritten },
+      clientBase,
+    );
 }
 
 /**
@@ -61,7 +79,7 @@ function handedOver(s: Socket): number {
   return s.bytesWritten - s.writableLength;
 }
 
-/** A tunnel's counters (tunnelMeter), and their freeze when the relay is cut. */
+/** A tunnel's counters (tunnelTraffic), and their freeze when the relay is cut. */
 export interface TunnelTraffic {
   read(): FlowTraffic;
   /** Called once the relay is cut, before its sockets are destroyed: the counters read from then on. */
@@ -86,18 +104,8 @@ export function tunnelTraffic(
 ): TunnelTraffic {
   const relayFrom = client.bytesWritten;
   const read = (): FlowTraffic => {
-    const clientTx = handedOver(client);
-    const remoteTx = handedOver(remote);
-    return {
-      bytes_up: Math.max(0, remoteTx - handshake.tx),
-      bytes_down: Math.max(0, clientTx - relayFrom),
-      inbound_rx_bytes: client.bytesRead - clientBase.rx,
-      inbound_tx_bytes: clientTx - clientBase.tx,
-      outbound_rx_bytes: remote.bytesRead,
-      outbound_tx_bytes: remoteTx,
-      packets_up: null,
-      packets_down: null,
-    };
+    const tx = { client: handedOver(client), remote: handedOver(remote) };
+    return trafficOf({ up: tx.remote - handshake.tx, down: tx.client - relayFrom }, client, remote, tx, clientBase);
   };
   let frozen: FlowTraffic | null = null;
   return {

@@ -13,8 +13,8 @@ import { keptMarks, SinkMarks } from './sink-marks.js';
 export class SinkKeeper {
   private readonly states: ConnectorStateSaver;
   readonly marks: SinkMarks;
-  private round: Promise<unknown> = Promise.resolve();
-  private busy = false;
+  /** The round under way, if any. */
+  private round: Promise<unknown> | null = null;
   /** Set from a failed write of the states to the next one that succeeds: told once per spell. */
   private failing = false;
 
@@ -29,13 +29,12 @@ export class SinkKeeper {
 
   /** Each tick. A round whose states could not be written leaves the marks as they were. */
   tick(sinks: readonly Sink[], lastSequence: number): void {
-    if (this.busy) return;
+    if (this.round) return;
     const marks = keptMarks(sinks, lastSequence);
     const states = sinks.map((s) => s.state());
-    this.busy = true;
     this.round = this.saveStates(states)
       .then((saved) => (saved ? this.marks.save(marks) : undefined))
-      .finally(() => (this.busy = false));
+      .finally(() => (this.round = null));
   }
 
   /**

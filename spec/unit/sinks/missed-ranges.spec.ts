@@ -30,12 +30,20 @@ const kept = async (): Promise<boolean> => true;
 
 const range = (from: number, to: number): ReplayGap => ({ from_sequence: from, to_sequence: to, at_unix_ms: from * 1000 });
 
-test('a tag’s ranges go to its next start that succeeds, then are forgotten; other tags keep theirs', async () => {
+/** MissedRanges in a fresh state dir with `ranges` added in this order. */
+function carrying(ranges: [string, ReplayGap][]): { dir: string; missed: MissedRanges } {
   const dir = tempDir('weir-missed-');
   const missed = new MissedRanges(dir, kept);
-  missed.add('late', range(3, 9));
-  missed.add('other', range(1, 2));
-  missed.add('late', range(12, 14));
+  for (const [tag, r] of ranges) missed.add(tag, r);
+  return { dir, missed };
+}
+
+test('a tag’s ranges go to its next start that succeeds, then are forgotten; other tags keep theirs', async () => {
+  const { dir, missed } = carrying([
+    ['late', range(3, 9)],
+    ['other', range(1, 2)],
+    ['late', range(12, 14)],
+  ]);
 
   const failing = sinkOf('late', true);
   assert.match(String(await rejectionOf(missed.start(failing))), /cannot open/);
@@ -53,12 +61,12 @@ test('a tag’s ranges go to its next start that succeeds, then are forgotten; o
 });
 
 test('a range overlapping one the tag carries widens it: one loss noted twice is one gap', async () => {
-  const dir = tempDir('weir-missed-');
-  const missed = new MissedRanges(dir, kept);
-  missed.add('late', range(5, 9));
-  missed.add('late', range(5, 40));
-  missed.add('late', range(2, 6));
-  missed.add('late', range(41, 50));
+  const { missed } = carrying([
+    ['late', range(5, 9)],
+    ['late', range(5, 40)],
+    ['late', range(2, 6)],
+    ['late', range(41, 50)],
+  ]);
   const late = sinkOf('late');
   await missed.start(late);
   assert.equal(late.given, [[{ ...range(2, 40), at_unix_ms: 5000 }, range(41, 50)]]);
