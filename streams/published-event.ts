@@ -1,5 +1,5 @@
 import { SCHEMA_ID, type Envelope, type EventType } from './contract.js';
-import { jsonNumber } from './json-number.js';
+import { jsonNumber } from './json-text.js';
 
 /** The envelope's text up to event_id's value: schema_id is its first field and a constant. */
 const SCHEMA_HEAD = `{"schema_id":"${SCHEMA_ID}","event_id":`;

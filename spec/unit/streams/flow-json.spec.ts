@@ -75,6 +75,15 @@ test('a part replaced by a new object is written anew; the same object is not wr
   assert.is((parsed(json.record({ ...record, target })) as FlowRecord).target.port, 443);
 });
 
+test('an auth with attributes, and strings that need escaping, are written as JSON.stringify writes them', () => {
+  const auth = { scheme: 'http_basic', principal_key: 'p"\\k', attributes: { 'te"am': 'a\u0001b', region: 'eu\ud800' } };
+  const opening = openingRecord();
+  const payload = flowEvent({ kind: 'started', record: opening, auth }).payload as FlowLifecyclePayload;
+  const json = new FlowJson().lifecycle(payload);
+  assert.equal(parsed(json), parsed(JSON.stringify(payload)));
+  assert.ok(json.includes(JSON.stringify(auth)));
+});
+
 test('flow events carry their payload JSON, and it is the payload', () => {
   const event = flowEvent({ kind: 'started', record: openingRecord(), auth: AUTH, json: new FlowJson() });
   assert.ok(event.payloadJson);
