@@ -13,6 +13,12 @@ export function parseListen(listen: string): { host: string; port: number } | un
   return hostOk && port <= 65535 ? { host, port } : undefined;
 }
 
+/**
+ * The control plane can close flows, switch outbounds and add sinks: a key short enough
+ * to guess is refused (16 characters: 96 bits as base64, 64 as hex).
+ */
+export const API_KEY_MIN_LENGTH = 16;
+
 export function controlSchema(secret: SecretSchema) {
   return z.strictObject({
     listen: z
@@ -21,7 +27,9 @@ export function controlSchema(secret: SecretSchema) {
       .meta({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^:\\[\\]]+):[0-9]{1,5}$' })
       .default('127.0.0.1:9090')
       .describe('Address of the HTTP control plane, host:port.'),
-    api_key: secret.describe('Bearer key of the control plane: a string, { "env": NAME } or { "file": PATH }.'),
+    api_key: secret.describe(
+      `Bearer key of the control plane, at least ${API_KEY_MIN_LENGTH} characters: a string, { "env": NAME } or { "file": PATH }.`,
+    ),
     ipc: z
       .string()
       .min(1)

@@ -67,12 +67,20 @@ function lookUpStrictly(input: SecretInput, sources: SecretSources): Lookup {
   return readFileSecret(input.file, sources.baseDir);
 }
 
-/** Validates a secret and resolves it to a `Secret`; problems never include the value. */
-export function secretSchema(sources: SecretSources) {
+/**
+ * Validates a secret and resolves it to a `Secret`; problems never include the value.
+ * `minLength` refuses a shorter one (not when lenient: an offline command only reads
+ * the config).
+ */
+export function secretSchema(sources: SecretSources, minLength = 1) {
   return secretInputSchema.transform((input, ctx) => {
     const found = lookUp(input, sources);
     if ('problem' in found) {
       ctx.addIssue({ code: 'custom', message: found.problem });
+      return z.NEVER;
+    }
+    if (!sources.lenient && found.value.length < minLength) {
+      ctx.addIssue({ code: 'custom', message: `must be at least ${minLength} characters (it is ${found.value.length})` });
       return z.NEVER;
     }
     return new Secret(found.value);

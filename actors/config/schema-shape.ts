@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { controlSchema } from './schema-control.js';
+import { API_KEY_MIN_LENGTH, controlSchema } from './schema-control.js';
 import { inboundSchema } from './schema-inbounds.js';
 import { flowsSchema, logSchema, nodeSchema, outboxSchema, redisSchema } from './schema-node.js';
 import { outboundSchema } from './schema-outbounds.js';
@@ -14,7 +14,7 @@ export function configShapeSchema(sources: SecretSources) {
     $schema: z.string().optional().describe('JSON Schema reference for editors; ignored.'),
     node: nodeSchema,
     log: logSchema,
-    control: controlSchema(secret),
+    control: controlSchema(secretSchema(sources, API_KEY_MIN_LENGTH)),
     redis: redisSchema(secret),
     flows: flowsSchema,
     inbounds: z.array(inboundSchema(secret)).default([]),

@@ -41,7 +41,7 @@ test('a client command with no node running exits 3 with a clear message', async
 test('-c finds the socket in the config state dir, and control.ipc when it is set', async () => {
   const byStateDir = await runWeir(['flows', '-c', writeConfig()]);
   assert.equal([byStateDir.code, byStateDir.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'var', 'weir.sock')})\n`]);
-  const byIpc = await runWeir(['policies', '-c', writeConfig({ control: { api_key: 'k', ipc: 'run/n.sock' } })]);
+  const byIpc = await runWeir(['policies', '-c', writeConfig({ control: { api_key: 'k-0123456789abcdef', ipc: 'run/n.sock' } })]);
   assert.equal([byIpc.code, byIpc.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'run', 'n.sock')})\n`]);
 });
 

@@ -18,7 +18,7 @@ function writeConfig(name: string, config: unknown): string {
 /** One problem of each kind validation must find: unknown type, duplicate tag, unknown tag, cycle. */
 const BAD = {
   node: { id: 'bad', state_dir: path.join(dir, 'state') },
-  control: { listen: '127.0.0.1:0', api_key: 'k' },
+  control: { listen: '127.0.0.1:0', api_key: 'k-0123456789abcdef' },
   inbounds: [
     { type: 'socks', tag: 'in', port: 1080 },
     { type: 'http', tag: 'in', port: 1081 },

@@ -15,7 +15,7 @@ function parsed(edit: (raw: Record<string, any>) => void = () => {}, env: Record
 
 test('a changed secret changes the fingerprint, and the fingerprint holds no secret', () => {
   const before = parsed();
-  const after = parsed(undefined, { ...EXAMPLE_ENV, WEIR_API_KEY: 'key-456' });
+  const after = parsed(undefined, { ...EXAMPLE_ENV, WEIR_API_KEY: 'key-456-0123456789' });
   assert.is.not(fingerprint(before.control), fingerprint(after.control));
   assert.is(fingerprint(before.control), fingerprint(parsed().control), 'the same secret, the same fingerprint');
   for (const value of Object.values(EXAMPLE_ENV)) assert.not.ok(fingerprint(before).includes(value), `"${value}" shows`);

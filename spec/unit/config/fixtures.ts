@@ -1,6 +1,6 @@
 // The DESIGN.md example config, fresh per call so a test can change it freely.
 
-export const EXAMPLE_ENV = { WEIR_API_KEY: 'key-123', ALICE_PW: 'alice-pw', BILLING_TOKEN: 'bill-tok' };
+export const EXAMPLE_ENV = { WEIR_API_KEY: 'key-0123456789abcdef', ALICE_PW: 'alice-pw', BILLING_TOKEN: 'bill-tok' };
 
 export function designExample(): Record<string, any> {
   return {
@@ -56,5 +56,5 @@ export function designExample(): Record<string, any> {
 
 /** The smallest valid config: an API key and one outbound. */
 export function minimalConfig(): Record<string, any> {
-  return { control: { api_key: 'key-123' }, outbounds: [{ type: 'direct', tag: 'direct' }] };
+  return { control: { api_key: 'key-0123456789abcdef' }, outbounds: [{ type: 'direct', tag: 'direct' }] };
 }

@@ -13,7 +13,7 @@ test('accepts the DESIGN.md example and resolves its env secrets', () => {
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   const { config } = result;
   assert.ok(config.control.api_key instanceof Secret);
-  assert.is(config.control.api_key.reveal(), 'key-123');
+  assert.is(config.control.api_key.reveal(), 'key-0123456789abcdef');
   assert.is(config.inbounds[0]?.users?.[0]?.password.reveal(), 'alice-pw');
   const billing = config.event_sinks[1];
   assert.is(billing?.type === 'webhook' ? billing.token.reveal() : undefined, 'bill-tok');
@@ -69,7 +69,7 @@ test('fills the defaults of inbounds, url_test groups and sinks', () => {
 });
 
 test('final defaults to the first outbound when there is no "direct"', () => {
-  const raw = { control: { api_key: 'k' }, outbounds: [{ type: 'block', tag: 'no' }, { type: 'direct', tag: 'out' }] };
+  const raw = { control: { api_key: 'k-0123456789abcdef' }, outbounds: [{ type: 'block', tag: 'no' }, { type: 'direct', tag: 'out' }] };
   const result = parseConfig(raw, { env: {} });
   assert.is(result.ok && result.config.route.final, 'no');
 });

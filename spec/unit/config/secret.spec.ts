@@ -35,11 +35,11 @@ test('reads a file secret relative to baseDir and trims the trailing newline', (
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-secret-'));
   try {
     fs.mkdirSync(path.join(dir, 'keys'));
-    fs.writeFileSync(path.join(dir, 'keys/api'), 'from-file\n');
+    fs.writeFileSync(path.join(dir, 'keys/api'), 'from-file-0123456789\n');
     const raw = minimalConfig();
     raw.control.api_key = { file: 'keys/api' };
     const result = parseConfig(raw, { baseDir: dir, env: {} });
-    assert.is(result.ok && result.config.control.api_key.reveal(), 'from-file');
+    assert.is(result.ok && result.config.control.api_key.reveal(), 'from-file-0123456789');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -92,6 +92,26 @@ test('redis.url is a secret: its password can come from an environment variable,
   assert.equal(unset.ok ? [] : unset.problems.map(formatProblem), ['redis.url: environment variable REDIS_URL is not set']);
   const wrong = parseConfig(raw, { env: { ...EXAMPLE_ENV, REDIS_URL: 'http://:pw-0xq@127.0.0.1:6379' } });
   assert.equal(wrong.ok ? [] : wrong.problems.map(formatProblem), ['redis.url: must be a redis:// or rediss:// URL']);
+});
+
+test('an API key shorter than 16 characters is refused, inline or from the environment, without echoing it', () => {
+  for (const [api_key, env] of [['short-key-1', {}], [{ env: 'KEY' }, { KEY: 'short-key-2' }]] as const) {
+    const raw = minimalConfig();
+    raw.control.api_key = api_key;
+    const result = parseConfig(raw, { env });
+    const found = result.ok ? [] : result.problems.map(formatProblem);
+    assert.equal(found, ['control.api_key: must be at least 16 characters (it is 11)']);
+  }
+  const raw = minimalConfig();
+  raw.control.api_key = '0123456789abcdef';
+  assert.ok(parseConfig(raw, { env: {} }).ok);
+});
+
+test('lenient: a short API key is taken, for an offline reader that only looks up paths', () => {
+  const raw = minimalConfig();
+  raw.control.api_key = 'k';
+  const result = parseConfig(raw, { env: {}, lenientSecrets: true });
+  assert.ok(result.ok && result.config.control.api_key.reveal() === 'k');
 });
 
 test('lenient: a secret that cannot be read stands as an empty one, for an offline reader', () => {
