@@ -27,7 +27,8 @@ export function checkSinkPaths(config: WeirConfig, configFile?: string): ConfigP
   });
 }
 
-function inside(dir: string, file: string): boolean {
+/** Whether `file` lies under `dir` (both absolute), not `dir` itself. */
+export function inside(dir: string, file: string): boolean {
   const relative = path.relative(dir, file);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }

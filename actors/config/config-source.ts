@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonFileSync } from '../files/atomic-json.js';
 import { defaultConfig, loadConfigFile, parseConfig, type ConfigResult } from './load-config.js';
+import { applyGuards } from './apply-guards.js';
 import { HOT_SECTIONS, locate, mergeOverlay, withApplied, type ApplyRequest, type Overlay, type SinkEdits } from './applied-overlay.js';
 import type { ConfigProblem } from './problems.js';
 import type { WeirConfig } from './schema.js';
@@ -65,6 +66,9 @@ export class ConfigSource {
     const base = this.readBase();
     if (!base.ok) return base.result;
     this.stateDir ??= base.stateDir;
+    const running = mergeOverlay(base.raw, this.overlay).doc['event_sinks'];
+    const refused = applyGuards(request, Array.isArray(running) ? running : [], { baseDir: this.baseDir, stateDir: this.stateDir });
+    if (refused.length > 0) return { ok: false, problems: refused };
     const overlay = withApplied(this.overlay, request.sections, request.edits);
     const result = this.validated(base.raw, overlay, check, request);
     if (result.ok) {
@@ -86,8 +90,13 @@ export class ConfigSource {
     return { ok: false, problems: result.problems.map((p) => locate(p, overlay, merged, this.overlayFile, request)) };
   }
 
+  /** What relative paths in the config resolve against: the config file's directory. */
+  private get baseDir(): string {
+    return this.file ? path.dirname(path.resolve(this.file)) : process.cwd();
+  }
+
   private parse(raw: Record<string, unknown>): ConfigResult {
-    const base = { baseDir: this.file ? path.dirname(path.resolve(this.file)) : process.cwd(), lenientSecrets: this.lenientSecrets };
+    const base = { baseDir: this.baseDir, lenientSecrets: this.lenientSecrets };
     return parseConfig(raw, this.file ? { ...base, configFile: this.file } : base);
   }
 

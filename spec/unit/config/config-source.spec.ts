@@ -7,7 +7,7 @@ import { formatProblem } from '../../../actors/config/problems.js';
 import type { WeirConfig } from '../../../actors/config/schema.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-const jsonl = (tag: string): Record<string, unknown> => ({ type: 'jsonl', tag, path: `./${tag}.jsonl` });
+const jsonl = (tag: string): Record<string, unknown> => ({ type: 'jsonl', tag, path: `./state/${tag}.jsonl` });
 
 /** A config file in a temp dir, written again by `edit`; its state dir is ./state beside it. */
 function configFile(doc: Record<string, unknown>): { file: string; stateDir: string; edit(change: (doc: Record<string, unknown>) => void): void } {

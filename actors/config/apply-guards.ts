@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { ApplyRequest } from './applied-overlay.js';
+import { inside } from './check-sink-paths.js';
+import type { ConfigProblem } from './problems.js';
+
+/** Where the node's files are, to tell where a requested sink may write. */
+export interface ApplyPlaces {
+  /** Relative paths in the config resolve against it. */
+  baseDir: string;
+  stateDir: string;
+}
+
+type RawSink = Record<string, unknown>;
+
+const isObject = (value: unknown): value is RawSink => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What a config.apply request may not bring that the config file may: the API key
+ * alone must not open the node's environment and files to its holder. A secret given
+ * as `{ env }` or `{ file }` would be read by the node (and whether it exists told in
+ * the refusal), a JSONL path outside the state_dir would be appended to wherever the
+ * node's user can write. The sink of the same tag the node runs already may keep its
+ * own, so a controller can send back what it was given.
+ */
+export function applyGuards(request: ApplyRequest, current: readonly unknown[], places: ApplyPlaces): ConfigProblem[] {
+  const running = new Map(current.filter(isObject).map((s) => [s['tag'], s]));
+  const listed = Array.isArray(request.sections.event_sinks) ? request.sections.event_sinks : [];
+  const sinks = [
+    ...listed.map((sink, i) => ({ sink, at: `event_sinks[${i}]` })),
+    ...(request.edits?.upsert ?? []).map((sink, i) => ({ sink, at: `upsert_sinks[${i}]` })),
+  ];
+  return sinks.flatMap(({ sink, at }) => (isObject(sink) ? sinkProblems(sink, at, running.get(sink['tag']), places) : []));
+}
+
+function sinkProblems(sink: RawSink, at: string, before: RawSink | undefined, places: ApplyPlaces): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const token = sink['token'];
+  if (isObject(token) && !isDeepStrictEqual(token, before?.['token'])) {
+    problems.push({ path: `${at}.token`, message: 'config.apply takes a secret inline: { env } and { file } name the node\'s own environment and files (set those in the config file)' });
+  }
+  const file = sink['path'];
+  if (sink['type'] === 'jsonl' && typeof file === 'string') {
+    const resolved = path.resolve(places.baseDir, file);
+    const kept = typeof before?.['path'] === 'string' && path.resolve(places.baseDir, before['path']) === resolved;
+    if (!kept && !inside(places.stateDir, resolved)) {
+      problems.push({ path: `${at}.path`, message: `config.apply writes a JSONL sink inside node.state_dir (${places.stateDir}) only; other paths go in the config file` });
+    }
+  }
+  return problems;
+}
