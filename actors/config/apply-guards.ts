@@ -19,18 +19,26 @@ const isObject = (value: unknown): value is RawSink => typeof value === 'object'
  * What a config.apply request may not bring that the config file may: the API key
  * alone must not open the node's environment and files to its holder. A secret given
  * as `{ env }` or `{ file }` would be read by the node (and whether it exists told in
- * the refusal), a JSONL path outside the state_dir would be appended to wherever the
- * node's user can write. The sink of the same tag the node runs already may keep its
- * own, so a controller can send back what it was given.
+ * the refusal); a JSONL path outside the state_dir, or a log file (taken at the next
+ * start), would be appended to wherever the node's user can write. What the node runs
+ * already (`running`, the merged document) may be sent back: a sink of the same tag
+ * keeps its own, so a controller can return what it was given.
  */
-export function applyGuards(request: ApplyRequest, current: readonly unknown[], places: ApplyPlaces): ConfigProblem[] {
-  const running = new Map(current.filter(isObject).map((s) => [s['tag'], s]));
+export function applyGuards(request: ApplyRequest, running: Record<string, unknown>, places: ApplyPlaces): ConfigProblem[] {
+  const current = Array.isArray(running['event_sinks']) ? running['event_sinks'] : [];
+  const byTag = new Map(current.filter(isObject).map((s) => [s['tag'], s]));
   const listed = Array.isArray(request.sections.event_sinks) ? request.sections.event_sinks : [];
   const sinks = [
     ...listed.map((sink, i) => ({ sink, at: `event_sinks[${i}]` })),
     ...(request.edits?.upsert ?? []).map((sink, i) => ({ sink, at: `upsert_sinks[${i}]` })),
   ];
-  return sinks.flatMap(({ sink, at }) => (isObject(sink) ? sinkProblems(sink, at, running.get(sink['tag']), places) : []));
+  const problems = sinks.flatMap(({ sink, at }) => (isObject(sink) ? sinkProblems(sink, at, byTag.get(sink['tag']), places) : []));
+  const log = request.sections.log;
+  const runningLog = running['log'];
+  if (isObject(log) && log['file'] !== undefined && !isDeepStrictEqual(log['file'], isObject(runningLog) ? runningLog['file'] : undefined)) {
+    problems.push({ path: 'log.file', message: 'config.apply sets the log level; the log file is set in the config file' });
+  }
+  return problems;
 }
 
 function sinkProblems(sink: RawSink, at: string, before: RawSink | undefined, places: ApplyPlaces): ConfigProblem[] {

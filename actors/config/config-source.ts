@@ -66,8 +66,8 @@ export class ConfigSource {
     const base = this.readBase();
     if (!base.ok) return base.result;
     this.stateDir ??= base.stateDir;
-    const running = mergeOverlay(base.raw, this.overlay).doc['event_sinks'];
-    const refused = applyGuards(request, Array.isArray(running) ? running : [], { baseDir: this.baseDir, stateDir: this.stateDir });
+    const running = mergeOverlay(base.raw, this.overlay).doc;
+    const refused = applyGuards(request, running, { baseDir: this.baseDir, stateDir: this.stateDir });
     if (refused.length > 0) return { ok: false, problems: refused };
     const overlay = withApplied(this.overlay, request.sections, request.edits);
     const result = this.validated(base.raw, overlay, check, request);

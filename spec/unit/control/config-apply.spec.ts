@@ -116,4 +116,11 @@ test('what the node runs already may be sent back: a sink keeps its own secret r
   });
 });
 
+test('a request sets the log level, not the log file the node would take at its next start', () => {
+  assert.equal(refusal(source(), { log: { level: 'debug', file: path.join(tempDir(), 'elsewhere.log') } }), {
+    problems: [{ path: 'log.file', message: 'config.apply sets the log level; the log file is set in the config file' }],
+  });
+  assert.is(applyBody(source(), { log: { level: 'debug' } }).log.level, 'debug');
+});
+
 test.run();
