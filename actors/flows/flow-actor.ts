@@ -15,12 +15,15 @@ export interface TrafficMeter {
 }
 
 /**
- * Why the node itself ends a flow. `shutdown` sets no close_reason: a relaying flow
- * keeps its relayed outcome, an opening one is `cancelled`.
+ * Why a flow is ended from outside its relay: by the node (flows.close, idle timeout,
+ * shutdown), or by its client leaving while the flow opens (`client_left`; once it
+ * relays, the relay sees the client's end itself). `shutdown` and `client_left` set
+ * no close_reason: a relaying flow keeps its relayed outcome, an opening one is
+ * `cancelled`.
  */
-export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown';
+export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown' | 'client_left';
 
-/** Thrown by FlowActor.opening when the node ends a flow before it is established. */
+/** Thrown by FlowActor.opening when the flow is ended (by the node, or its client leaving) before it is established. */
 export class FlowCancelledError extends Error {
   override readonly name = 'FlowCancelledError';
 }
@@ -139,6 +142,18 @@ export class FlowActor {
       );
       if (this.closeRequest) cancel();
       else this.closer = cancel;
+    });
+  }
+
+  /**
+   * Ends the opening when the client leaves first (`left` settles): a dial or hook
+   * still pending is cancelled as by requestClose, so the flow completes at once
+   * instead of when the dial ends (the whole connect timeout, for an outbound that
+   * does not answer). Nothing is done once the flow is established or ended.
+   */
+  endOpeningOn(left: Promise<void>): void {
+    void left.then(() => {
+      if (this.current.state === 'opening') this.requestClose('client_left');
     });
   }
 

@@ -36,6 +36,8 @@ export interface TcpFlowRequest {
   client?: Socket;
   /** Where this flow's share of a keep-alive client connection starts (HTTP). */
   clientBase?: ClientMark;
+  /** Settles when the client has gone: a flow still opening then ends `cancelled` at once. */
+  left?: Promise<void>;
 }
 
 /** How an inbound answers its client once the flow's fate is known. */
@@ -74,6 +76,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
   }
   const mode = env.router.mode.mode;
   const actor = env.table.open({ network: 'tcp', inbound: req.inbound, source: req.source, target: req.target, mode, at: env.now() }, req.auth);
+  if (req.left) actor.endOpeningOn(req.left);
   let answered = false;
   const answer =
     reply.succeeded &&

@@ -11,7 +11,7 @@ export function failed(failure: FlowFailureError): FlowResult {
   return { outcome: 'failed', close_reason: 'upstream_error', failure: failure.toFailure() };
 }
 
-/** A flow the node closed (flows.close, shutdown) before it was established: it never carried anything. */
+/** A flow closed (flows.close, shutdown, its client leaving) before it was established: it never carried anything. */
 export function cancelledWhileOpening(actor: FlowActor): FlowResult {
   return { outcome: 'cancelled', close_reason: actor.closeReason, failure: null };
 }

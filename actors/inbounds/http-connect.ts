@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
+import { socketClosed } from '../net/socket-closed.js';
 import { endWithStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
@@ -22,7 +23,7 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   if (head.length > 0) socket.unshift(head);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket, clientBase: base },
+    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket, clientBase: base, left: socketClosed(socket) },
     {
       succeeded: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
       blocked: () => endWithStatus(socket, 403),

@@ -36,7 +36,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   if (!auth) return answerStatus(res, 407, PROXY_AUTHENTICATE);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client, clientBase: share.base },
+    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client, clientBase: share.base, left: exchange.over },
     { blocked: () => answerStatus(res, 403), failed: (f) => answerStatus(res, failureStatus(f)) },
   );
   if (!flow) return;

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FailureCode } from '../errors/failure-codes.js';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { endRefused } from '../net/end-refused.js';
+import { socketClosed } from '../net/socket-closed.js';
 import { noteAuthFailure } from './auth-failure.js';
 import { HandshakeError } from './handshake-error.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
@@ -38,7 +39,7 @@ export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = 
   };
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth: request.auth, source: peerOf(socket), target: request.target, client: socket },
+    { inbound: env.inbound, auth: request.auth, source: peerOf(socket), target: request.target, client: socket, left: socketClosed(socket) },
     {
       // Before routing (to sniff) there is no outbound socket yet: the bound address is 0.0.0.0:0.
       succeeded: (remote) =>

@@ -17,6 +17,8 @@ export interface UdpFlowRequest {
   target: Endpoint;
   /** The counters of a flow that ends here: its client's side, as a TCP flow's clientOnlyTraffic. */
   unrelayed: () => FlowTraffic;
+  /** Settles when the association has ended (its control connection did): a flow still opening then ends `cancelled` at once. */
+  left: Promise<void>;
 }
 
 export interface OpenedUdpFlow {
@@ -37,6 +39,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
     { network: 'udp', inbound: req.inbound, source: req.source, target: req.target, mode: env.router.mode.mode, at: env.now() },
     req.auth,
   );
+  actor.endOpeningOn(req.left);
   const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
   if (outbound.kind === 'block') {
     actor.complete(env.now(), BLOCKED, route, req.unrelayed());
@@ -47,7 +50,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
     upstream = await actor.opening(openUdpUpstream(outbound, req.target, env.connectTimeoutMs, events), (late) => late.close());
   } catch (err) {
     if (err instanceof FlowCancelledError) {
-      // Closed (flows.close or shutdown) while the upstream was being set up.
+      // Closed (flows.close, shutdown, the client's end) while the upstream was being set up.
       actor.complete(env.now(), cancelledWhileOpening(actor), route, req.unrelayed());
       return null;
     }

@@ -40,6 +40,8 @@ export class UdpAssociation implements UdpUpstreamEvents {
   private queue: { target: SocksTarget; data: Buffer }[] | null = null;
   private upstreamError: Error | null = null;
   private ended = false;
+  /** Called by end(): tells the flow, if it is still opening, that its association is gone. */
+  private leave: () => void = () => undefined;
   private readonly idleTimer: NodeJS.Timeout;
 
   constructor(
@@ -140,6 +142,7 @@ export class UdpAssociation implements UdpUpstreamEvents {
       target: first.target,
       // Read when the flow ends before relaying: the control exchange and the datagrams held for it.
       unrelayed: () => this.counters.traffic(parts.control, null),
+      left: new Promise<void>((resolve) => (this.leave = resolve)),
     };
     openUdpFlow(env.flows, request, this).then(
       (flow) => this.opened(flow),
@@ -167,6 +170,7 @@ export class UdpAssociation implements UdpUpstreamEvents {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.leave();
     clearTimeout(this.idleTimer);
     this.parts.relay.close();
     this.parts.control.destroy();

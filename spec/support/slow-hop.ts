@@ -8,11 +8,12 @@ export interface SlowHop {
 /**
  * An HTTP CONNECT proxy on loopback that answers each CONNECT `delayMs` after it came
  * (never, when null) and then relays to the target: an upstream that keeps a flow's
- * dial pending for as long as a spec needs.
+ * dial pending for as long as a spec needs. Half-open on both sides, so a FIN travels
+ * on as through weir's own relay.
  */
 export async function startSlowHop(delayMs: number | null): Promise<SlowHop> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
     sockets.add(client);
     client.on('error', () => client.destroy());
     client.on('close', () => sockets.delete(client));
@@ -24,13 +25,13 @@ export async function startSlowHop(delayMs: number | null): Promise<SlowHop> {
       client.off('data', onData);
       if (delayMs === null) return;
       setTimeout(() => {
-        const target = net.connect(Number(match[2]), match[1]!, () => {
+        const target = net.connect({ port: Number(match[2]), host: match[1]!, allowHalfOpen: true }, () => {
           client.write('HTTP/1.1 200 Connection established\r\n\r\n');
           client.pipe(target).pipe(client);
         });
         sockets.add(target);
         target.on('error', () => client.destroy());
-        target.on('close', () => client.destroy());
+        client.on('close', () => target.destroy());
       }, delayMs);
     };
     client.on('data', onData);

@@ -179,4 +179,38 @@ test('a step that starts after the close was asked for is cancelled before it is
   assert.equal(discarded, [7]);
 });
 
+test('the client leaving while a step of the opening is pending cancels it at once, with no close_reason', async () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const left = pendingStep<void>();
+  actor.endOpeningOn(left.step);
+  const { step } = pendingStep<string>();
+  const opened = actor.opening(step);
+  left.settle();
+  const err = await opened.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  assert.instance(err, FlowCancelledError);
+  assert.is(actor.closeRequest, 'client_left');
+  assert.is(actor.closeReason, null);
+});
+
+test('the client leaving once the flow is established is left to the relay', async () => {
+  const actor = new FlowActor(flowInit(), AUTH);
+  const left = pendingStep<void>();
+  actor.endOpeningOn(left.step);
+  await actor.opening(Promise.resolve('socket'));
+  actor.routed(T0 + 1, ROUTE, PATH);
+  let closes = 0;
+  actor.attach(
+    meterOf(() => traffic(0, 0)),
+    () => closes++,
+  );
+  left.settle();
+  await left.step;
+  await Promise.resolve();
+  assert.is(closes, 0);
+  assert.is(actor.closeRequest, null);
+});
+
 test.run();
