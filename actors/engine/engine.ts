@@ -69,6 +69,8 @@ export class Engine {
   sinks: Sink[];
   private readonly missed: MissedRanges;
   private readonly keeper: SinkKeeper;
+  /** What the sinks had kept in a run before that did not stop cleanly; null after a clean stop. */
+  private readonly leftMarks: Marks | null;
   private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
   readonly startedAt: number;
@@ -88,7 +90,10 @@ export class Engine {
     this.current = config;
     this.now = opts.now ?? Date.now;
     this.startedAt = this.now();
-    this.sequences = SequenceReservation.open(config.node.state_dir);
+    this.keeper = new SinkKeeper(config.node.state_dir, (problem) => log.warn({ problem }, 'sink records'));
+    // Read before the sequences: a crashed run's marks say what it had published at least.
+    this.leftMarks = this.keeper.marks.left();
+    this.sequences = SequenceReservation.open(config.node.state_dir, { published: Math.max(0, ...Object.values(this.leftMarks ?? {})) });
     if (this.sequences.problem) log.warn({ problem: this.sequences.problem }, 'event sequences may start over at 1 on the next start');
     this.bus = new EventBus({
       ringCapacity: config.node.replay_ring.max_events,
@@ -124,7 +129,6 @@ export class Engine {
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
-    this.keeper = new SinkKeeper(config.node.state_dir, (problem) => log.warn({ problem }, 'sink records'));
     // A sink that starts with a carried gap may not be in this.sinks yet (a swap).
     this.missed = new MissedRanges(config.node.state_dir, (sink) => this.keeper.keepStates([...this.sinks.filter((s) => s.tag !== sink.tag), sink]));
   }
@@ -262,11 +266,12 @@ export class Engine {
    * (recorded as a replay gap when the tag starts). Returns the warning to publish, or null.
    */
   private carryUncleanStop(): string | null {
-    const left = this.keeper.marks.left();
+    const left = this.leftMarks;
     if (!left) return null;
     const to = this.sequences.first - 1;
     const ranges = Object.entries(left).filter(([, kept]) => kept < to);
-    const stopped = 'the previous run did not stop cleanly (killed or crashed)';
+    const behind = this.sequences.behind;
+    const stopped = `the previous run did not stop cleanly (killed or crashed${behind ? `; ${behind}` : ''})`;
     if (ranges.length === 0) return stopped;
     const named = ranges.map(([tag, kept]) => `sink "${tag}" ${kept + 1}..${to}`).join(', ');
     try {

@@ -25,6 +25,12 @@ const fileSchema = z.strictObject({ next_sequence: z.number().int().min(1).max(2
 export class SequenceReservation {
   /** Why sequences may start over at the next start; null while they are kept. */
   problem: string | null = null;
+  /**
+   * Set when the file was not past what an earlier run is known to have published
+   * (lost, damaged, or behind because its writes failed), saying where this run began
+   * instead; null when the file was used.
+   */
+  behind: string | null = null;
   /** The highest sequence this run may publish without a crash reusing it. */
   private reservedThrough: number;
   private extending = false;
@@ -39,13 +45,33 @@ export class SequenceReservation {
     this.reservedThrough = first - 1;
   }
 
-  static open(stateDir: string, block = SEQUENCE_BLOCK): SequenceReservation {
+  /**
+   * `published` is the highest sequence an earlier run is known to have published: the
+   * last mark a sink kept in a run that did not stop cleanly (SinkMarks), 0 when there
+   * is none. A file that is not past it cannot say where that run ended, and starting
+   * where it says (1, when it is lost) would publish that run's sequences again: an SSE
+   * client resuming with one would skip this run's first events, and the crash's replay
+   * gap would name no range. The run then begins a block past it, the margin that run's
+   * own reservation kept: what it published past its sinks' last marks (the events of
+   * its last tick, unless every sink lagged that far) stays below.
+   */
+  static open(stateDir: string, opts: { published?: number; block?: number } = {}): SequenceReservation {
+    const block = opts.block ?? SEQUENCE_BLOCK;
+    const published = opts.published ?? 0;
     const file = path.join(stateDir, SEQUENCE_FILE);
-    const { next, problem } = readNext(file);
-    const reservation = new SequenceReservation(file, next, block);
-    reservation.problem = problem;
+    const read = readStateFile(file, fileSchema);
+    const stored = 'value' in read ? read.value.next_sequence : 1;
+    const behind = stored <= published;
+    const reservation = new SequenceReservation(file, behind ? published + 1 + block : stored, block);
+    const unusable = 'problem' in read ? read.problem : null;
+    if (behind) {
+      const was = 'missing' in read ? `${file} was missing` : (unusable ?? `${file} said ${stored}`);
+      reservation.behind = `${was}, not past sequence ${published} that a sink had kept, so this run begins a block past it, at ${reservation.first}`;
+    } else if (unusable) {
+      reservation.problem = `${unusable}; sequences started over at 1`;
+    }
     try {
-      writeJsonFileSync(file, { next_sequence: next + block });
+      writeJsonFileSync(file, { next_sequence: reservation.first + block });
       reservation.reservedThrough += block;
     } catch (err) {
       reservation.fail(err);
@@ -81,10 +107,4 @@ export class SequenceReservation {
     this.broken = true;
     this.problem ??= `${this.file} cannot be written (${err instanceof Error ? err.message : String(err)})`;
   }
-}
-
-function readNext(file: string): { next: number; problem: string | null } {
-  const read = readStateFile(file, fileSchema);
-  if ('value' in read) return { next: read.value.next_sequence, problem: null };
-  return { next: 1, problem: 'problem' in read ? `${read.problem}; sequences started over at 1` : null };
 }

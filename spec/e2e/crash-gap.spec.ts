@@ -1,6 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SEQUENCE_BLOCK } from '../../actors/files/sequence-reservation.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { ofType, readJsonl, waitForEvents, warningsOf, type JsonEnvelope } from '../support/jsonl.js';
 import { startOrigin } from '../support/origin.js';
@@ -72,6 +75,32 @@ test('a clean stop counts no gap; a kill -9 counts one from past what the sink h
     assert.is(started.length, 3);
     assert.ok(from > lastCompleted && from > started[1]!.sequence, `the gap ${from}..${to} starts past what was kept before the kill`);
     assert.is(to, started[2]!.sequence - 1);
+  } finally {
+    await stopAll(hn, origin);
+  }
+});
+
+test('a kill -9 and a lost sequence.json: the next run begins past what the sink had kept and counts the gap from there', async () => {
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, hook: null });
+  try {
+    await hn.curlFlows(2);
+    // Two ticks: the archive's mark has moved past the flows' events before the kill.
+    await sleep(2500);
+    await hn.node.kill9();
+    const stateDir = path.dirname(hn.events);
+    const kept = (JSON.parse(fs.readFileSync(path.join(stateDir, 'sink-marks.json'), 'utf8')) as Record<string, number>)['archive']!;
+    const lastBefore = readJsonl(hn.events).at(-1)!.sequence;
+    fs.rmSync(path.join(stateDir, 'sequence.json'));
+    await hn.restart();
+    // Before, the run began at 1 again (below what was archived) and the gap named no range.
+    await hn.sinkWhen((s) => s.replay_gaps === 1, 'the kill counted as a replay gap', { tag: 'archive' });
+    const restarted = ofType(readJsonl(hn.events), 'engine.started').at(-1)!;
+    assert.is(restarted.sequence, kept + 1 + SEQUENCE_BLOCK, 'a block past the mark');
+    assert.ok(restarted.sequence > lastBefore, `the new run (${restarted.sequence}) begins past the killed one (${lastBefore})`);
+    const [warning] = await warningsOf(hn.events, 'unclean_stop');
+    assert.match(String(warning!.payload['message']), `sequence.json was missing, not past sequence ${kept} that a sink had kept`);
+    assert.equal(rangeNamed(warning!, 'archive'), [kept + 1, restarted.sequence - 1]);
   } finally {
     await stopAll(hn, origin);
   }
