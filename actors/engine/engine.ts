@@ -76,6 +76,7 @@ export class Engine {
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
   private stores: OutboxStores | null = null;
+  private storesOpening: Promise<OutboxStores> | null = null;
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
@@ -211,16 +212,30 @@ export class Engine {
     return swapped;
   }
 
-  /** The outbox stores open on the first sink that needs them. */
+  /**
+   * The outbox stores open on the first sink that needs them, once: sinks of different
+   * tags start side by side, and a second opening would claim the node id on Redis
+   * against the first. One that failed (the id in use) is tried again by the next start.
+   */
   private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
     const warn = (code: string) => (message: string) => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
-    this.stores ??= await openOutboxStores(this.config, {
+    this.storesOpening ??= openOutboxStores(this.config, {
       onRedisError: (err) => this.opts.log.warn({ err: err.message }, 'redis error'),
       unreachable: warn('redis_unreachable'),
       lost: warn('outbox_lost'),
+      claimLost: (message) => {
+        this.opts.log.error({ code: 'node_id_in_use' }, message);
+        warn('node_id_in_use')(message);
+      },
       runFirstSequence: this.sequences.first,
-    });
-    return this.stores.open(sink);
+    }).then(
+      (stores) => (this.stores = stores),
+      (err: unknown) => {
+        this.storesOpening = null;
+        throw err;
+      },
+    );
+    return (await this.storesOpening).open(sink);
   }
 
   async start(): Promise<void> {

@@ -3,6 +3,7 @@
  * the node id. BullMQ forbids ':' in queue names and job ids, hence the encoding.
  *
  *   weir:<node>:outbox                 hash: write_blocked_reason (node-wide)
+ *   weir:<node>:claim                  hash: the running node that holds the id (redis-node-claim.ts)
  *   weir:<node>:sink:<tag>:<type>      BullMQ's keys of the sink's queue (wait, active,
  *                                      delayed, failed, ...; completed jobs are removed)
  *   weir:<node>:sink:<tag>:ev-<id>     one job per event, job id from event_id (dedup)
@@ -34,6 +35,11 @@ export function sinkKeys(nodeId: string, sink: string): SinkKeys {
 
 export function nodeOutboxKey(nodeId: string): string {
   return `weir:${enc(nodeId)}:outbox`;
+}
+
+/** The claim of a node id by one running node (redis-node-claim.ts). */
+export function nodeClaimKey(nodeId: string): string {
+  return `weir:${enc(nodeId)}:claim`;
 }
 
 export const JOB_ID_PREFIX = 'ev-';

@@ -7,6 +7,7 @@ import type { JobData, RetryAt } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
 import { OutboxBudget } from './outbox-budget.js';
 import { RedisOutboxMemory } from './redis-outbox-memory.js';
+import { RedisNodeClaim } from './redis-node-claim.js';
 
 export interface BullmqOutboxStoreOptions {
   /** redis:// or rediss:// URL (config `redis.url`). */
@@ -27,6 +28,10 @@ export interface BullmqOutboxStoreOptions {
   runFirstSequence?: number;
   /** Told when Redis lost a sink's outbox. */
   onLost?: (message: string) => void;
+  /** How long the node's claim of its id lasts unrefreshed (redis-node-claim.ts). @defaultValue 30000 */
+  claimTtlMs?: number;
+  /** Told when another node took this node's id on Redis while it ran. */
+  onClaimLost?: (message: string) => void;
 }
 
 /**
@@ -55,11 +60,15 @@ export class BullmqOutboxStore implements OutboxStore {
     private readonly opts: BullmqOutboxStoreOptions,
     private readonly redis: Redis,
     private readonly budget: OutboxBudget,
+    private readonly claim: RedisNodeClaim,
   ) {
     this.memory = opts.stateDir === undefined ? undefined : new RedisOutboxMemory(opts.stateDir);
   }
 
-  /** Connects the producer; rejects when Redis cannot be reached now. */
+  /**
+   * Connects the producer and claims the node id; rejects when Redis cannot be reached
+   * now, and with NodeIdInUseError when another running node has the same id.
+   */
   static async connect(opts: BullmqOutboxStoreOptions): Promise<BullmqOutboxStore> {
     const onError = opts.onError ?? (() => undefined);
     const redis = new Redis(opts.url, {
@@ -71,6 +80,12 @@ export class BullmqOutboxStore implements OutboxStore {
     redis.on('error', onError);
     try {
       await redis.connect();
+      const claim = await RedisNodeClaim.take(redis, {
+        nodeId: opts.nodeId,
+        ...(opts.stateDir !== undefined && { stateDir: opts.stateDir }),
+        ...(opts.claimTtlMs !== undefined && { ttlMs: opts.claimTtlMs }),
+        ...(opts.onClaimLost && { onLost: opts.onClaimLost }),
+      });
       const lastKnown = ((await redis.hget(nodeOutboxKey(opts.nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;
       const budget = new OutboxBudget(
         opts.limits,
@@ -78,7 +93,7 @@ export class BullmqOutboxStore implements OutboxStore {
         (reason) => void redis.hset(nodeOutboxKey(opts.nodeId), 'write_blocked_reason', reason ?? '').catch(onError),
         lastKnown,
       );
-      return new BullmqOutboxStore(opts, redis, budget);
+      return new BullmqOutboxStore(opts, redis, budget, claim);
     } catch (err) {
       redis.disconnect();
       throw err;
@@ -131,7 +146,10 @@ export class BullmqOutboxStore implements OutboxStore {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.outboxes].map((o) => o.close()));
+    // Side by side, so a hung Redis does not make the node's stop longer: the outboxes
+    // wait for it at most 3 s, and so does the release (the producer's reply timeout);
+    // a claim left lapses by itself.
+    await Promise.all([...[...this.outboxes].map((o) => o.close()), this.claim.release()]);
     this.redis.disconnect();
   }
 }

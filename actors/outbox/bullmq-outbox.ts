@@ -12,7 +12,8 @@
  * jitter). Dead letters are BullMQ's failed set (UnrecoverableError, removeOnFail off).
  * No stalled-job checker runs: leases are ours, released to the head of the queue on
  * close, and a node that died holding some gets them back on its next open (its
- * active jobs are moved back to wait), so one node must not run twice at once.
+ * active jobs are moved back to wait), so one node must not run twice at once
+ * (redis-node-claim.ts refuses a second node with the same id).
  *
  * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
  * job move they count: a crash between the two leaves total_delivered short and bytes

@@ -5,6 +5,7 @@ import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import { within } from '../engine/within.js';
 import { LateOutbox } from './late-outbox.js';
 import { SpillOutbox } from './spill-outbox.js';
+import { NodeIdInUseError } from './redis-node-claim.js';
 
 /** How long a sink's opening waits for Redis before it takes the embedded store alone. */
 const REDIS_OPEN_WAIT_MS = 3000;
@@ -21,6 +22,8 @@ export interface OutboxStoreEvents {
   unreachable: (message: string) => void;
   /** Redis lost a sink's outbox (redis-loss-watch.ts). */
   lost: (message: string) => void;
+  /** Another node took this node's id on Redis while it ran (redis-node-claim.ts). */
+  claimLost: (message: string) => void;
   /** The engine run's first bus sequence. */
   runFirstSequence: number;
 }
@@ -31,9 +34,11 @@ export interface OutboxStoreEvents {
  * BullMQ is loaded only then, so a node without Redis does not pay for it. A node
  * whose Redis is down at start still proxies: its sinks run on the embedded store for
  * this run (nothing is lost; they move back to Redis at the next start) and
- * `unreachable` says so.
+ * `unreachable` says so. A node id another running node holds on that Redis is no
+ * outage: the stores do not open (NodeIdInUseError), so the node's start is refused,
+ * and a sink config.apply adds keeps retrying its start, rather than sharing queues.
  */
-export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, runFirstSequence }: OutboxStoreEvents): Promise<OutboxStores> {
+export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, claimLost, runFirstSequence }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   let redis: BullmqOutboxStore | null = null;
   if (config.redis) {
@@ -46,7 +51,9 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       stateDir: config.node.state_dir,
       runFirstSequence,
       onLost: lost,
+      onClaimLost: claimLost,
     }).catch((err: unknown) => {
+      if (err instanceof NodeIdInUseError) throw err;
       unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until the next start`);
       return null;
     });

@@ -7,14 +7,16 @@ import { OutboxUnavailable, OutboxWriteBlocked } from '../../../actors/outbox/ou
 import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
 import { settlesBeforeFar } from '../../support/far-bound.js';
 import { redisSuite, type RedisServer } from '../../support/redis-server.js';
+import { tempDir } from '../../support/temp-dir.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
 const { test, server } = redisSuite('Redis outbox faults');
 let nodes = 0;
 
-async function openSink(redis: RedisServer, nodeId = `fault-node-${++nodes}`): Promise<{ store: BullmqOutboxStore; outbox: Outbox; nodeId: string }> {
-  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY });
-  return { store, outbox: await store.open('billing'), nodeId };
+async function openSink(redis: RedisServer, nodeId = `fault-node-${++nodes}`): Promise<{ store: BullmqOutboxStore; outbox: Outbox; nodeId: string; stateDir: string }> {
+  const stateDir = tempDir('weir-faults-');
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY, stateDir });
+  return { store, outbox: await store.open('billing'), nodeId, stateDir };
 }
 
 /** Retries `call` until it resolves (the store reconnects by itself), for at most 10 s. */
@@ -78,7 +80,11 @@ test('append fails fast with OUTBOX_UNAVAILABLE while Redis is down, keeping not
 test('a node that died holding leases gets its entries back, in order, when it opens the sink again', async () => {
   const redis = await server;
   const dead = await openSink(redis);
-  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId: dead.nodeId, limits: ROOMY });
+  // The same node (its state dir) started again: it takes over the claim of its id the dead run left.
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId: dead.nodeId, limits: ROOMY, stateDir: dead.stateDir }).catch(async (err: unknown) => {
+    await dead.store.close();
+    throw err;
+  });
   try {
     await dead.outbox.append(entries(1, 3));
     assert.equal((await dead.outbox.lease(2)).map((e) => e.id), ['ev-1', 'ev-2']);
