@@ -32,19 +32,25 @@ export interface OutboxStoreEvents {
  * Opens the node's outbox stores: the embedded one always (it is the whole outbox
  * without Redis, and the spill store beside Redis), BullMQ when `redis` is configured.
  * BullMQ is loaded only then, so a node without Redis does not pay for it. A node
- * whose Redis is down at start still proxies: its sinks run on the embedded store for
- * this run (nothing is lost; they move back to Redis at the next start) and
- * `unreachable` says so. A node id another running node holds on that Redis is no
- * outage: the stores do not open (NodeIdInUseError), so the node's start is refused,
- * and a sink config.apply adds keeps retrying its start, rather than sharing queues.
+ * whose Redis is down at start still proxies: its sinks run on the embedded store,
+ * `unreachable` says so, and Redis is asked again (LateOutbox, at most every 5 s) until
+ * it answers; then they take writes there again and deliver what Redis held from
+ * before. (Run on the embedded store to the next start, that backlog sat in Redis
+ * undelivered, and out of `pending`, for the whole run.) A node id another running
+ * node holds on that Redis is no outage: the stores do not open (NodeIdInUseError), so
+ * the node's start is refused, and a sink config.apply adds keeps retrying its start,
+ * rather than sharing queues; found only once Redis is back, `claimLost` says so and
+ * the sinks stay on the embedded store.
  */
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, claimLost, runFirstSequence }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
-  let redis: BullmqOutboxStore | null = null;
-  if (config.redis) {
-    const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
-    redis = await BullmqOutboxStore.connect({
-      url: config.redis.url.reveal(),
+  if (!config.redis) {
+    return { kind: 'embedded', open: (sink) => embedded.open(sink), close: () => embedded.close() };
+  }
+  const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
+  const connect = (): Promise<BullmqOutboxStore> =>
+    BullmqOutboxStore.connect({
+      url: config.redis!.url.reveal(),
       nodeId: config.node.id,
       limits: config.outbox,
       onError: onRedisError,
@@ -52,30 +58,58 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       runFirstSequence,
       onLost: lost,
       onClaimLost: claimLost,
-    }).catch((err: unknown) => {
-      if (err instanceof NodeIdInUseError) throw err;
-      unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until the next start`);
-      return null;
     });
-  }
+  let redis = await connect().catch((err: unknown) => {
+    if (err instanceof NodeIdInUseError) throw err;
+    unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until Redis answers`);
+    return null;
+  });
+  let connecting: Promise<BullmqOutboxStore> | null = null;
+  let closed = false;
+  let refusedTold = false;
+  /** The store once Redis answers; one connection attempt at a time, each sink's LateOutbox asking. */
+  const late = (): Promise<BullmqOutboxStore> => {
+    if (redis) return Promise.resolve(redis);
+    connecting ??= connect().then(
+      async (store) => {
+        connecting = null;
+        if (closed) {
+          await store.close();
+          throw new Error('the outbox stores are closed');
+        }
+        redis = store;
+        return store;
+      },
+      (err: unknown) => {
+        connecting = null;
+        if (err instanceof NodeIdInUseError && !refusedTold) {
+          refusedTold = true;
+          claimLost(`${err.message}; the sinks stay on the embedded outbox`);
+        }
+        throw err;
+      },
+    );
+    return connecting;
+  };
   return {
-    kind: redis ? 'redis' : 'embedded',
+    kind: 'redis',
     async open(sink) {
       const spill = await embedded.open(sink);
-      if (!redis) return spill;
       // A sink added or replaced (config.apply) while Redis is down or hung would wait for
       // Redis, and the apply with it: after a while it runs on the embedded store instead,
       // and on Redis again once the open succeeds (LateOutbox).
-      const opening = redis.open(sink);
+      const opening = late().then((store) => store.open(sink));
       const primary = await within(
         opening.catch(() => null),
-        REDIS_OPEN_WAIT_MS,
+        redis ? REDIS_OPEN_WAIT_MS : 0,
       );
       if (primary) return new SpillOutbox(primary, spill);
-      unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
-      return new SpillOutbox(new LateOutbox(sink, () => redis.open(sink), opening), spill);
+      if (redis) unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
+      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill);
     },
     async close() {
+      closed = true;
+      await connecting?.catch(() => undefined);
       await redis?.close();
       await embedded.close();
     },

@@ -1,0 +1,48 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { warningsOf } from '../support/jsonl.js';
+import { startOrigin } from '../support/origin.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { completedById, deliveredAll, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+
+test('a node started while Redis is down delivers, once Redis is back, the backlog Redis kept from its previous run', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  // The receiver is down: a backlog builds in Redis.
+  receiver.respond(() => ({ status: 503 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() } });
+  try {
+    const ports = await hn.curlFlows(3);
+    await hn.sinkWhen((s) => s.pending === 3 && s.total_failed >= 3, 'a backlog of three in Redis');
+    assert.is(await hn.node.stop(), 0);
+    // Redis stops cleanly (its AOF keeps the backlog) and is down when the node starts.
+    await redis.stop();
+    receiver.respond(() => ({ status: 200 }));
+    await hn.restart();
+    const [warning] = await warningsOf(hn.events, 'redis_unreachable');
+    assert.match(String(warning!.payload['message']), 'sinks use the embedded outbox until Redis answers');
+    // The node's own events of this run are kept in the embedded store and delivered from there.
+    const whileDown = await hn.curlFlows(2);
+    await waitFor(() => deliveredAll(receiver.acknowledged(), whileDown), 10_000, 'the flows of the outage delivered');
+    assert.not.ok(deliveredAll(receiver.acknowledged(), ports.slice(0, 1)), 'the Redis backlog waits for Redis');
+
+    await redis.restart();
+    ports.push(...whileDown);
+    // Without a restart of the node: Redis is asked again at most every 5 s.
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 20_000, 'the backlog Redis kept delivered once it is back');
+    const after = await hn.sinkWhen((s) => s.pending === 0 && s.total_delivered === 5, 'nothing pending, and the five counted', { timeoutMs: 15_000 });
+    assert.equal([after.replay_gaps, after.dead_letters, after.outbox_storage.store], [0, 0, 'redis']);
+    // And new events go to Redis again.
+    const later = await hn.curlFlows(2);
+    await waitFor(() => deliveredAll(receiver.acknowledged(), later), 10_000, 'the later two delivered');
+    assert.equal([...completedById(receiver.acknowledged()).values()].map(sourcePortOf).sort(), [...ports, ...later].sort());
+  } finally {
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test.run();
