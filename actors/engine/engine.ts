@@ -243,7 +243,10 @@ export class Engine {
     // Written before any sink starts (an outbox may take seconds to open): a crash from
     // here on is counted from this run's marks, never again from the carried ones.
     this.keeper.marks.saveNow(this.keptMarks());
-    for (const sink of this.sinks) await this.missed.start(sink);
+    // Each from the run's first sequence: what opening an outbox publishes (redis_unreachable,
+    // outbox_lost) comes before that sink's and the next ones' dispatchers start, and
+    // would reach none of them but from the ring.
+    for (const sink of this.sinks) await this.missed.start(sink, this.sequences.first - 1);
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
     this.wiring.add(
       this.table.changes$

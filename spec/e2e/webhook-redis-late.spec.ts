@@ -45,4 +45,23 @@ test('a node started while Redis is down delivers, once Redis is back, the backl
   }
 });
 
+test('a Webhook sink of warnings started with the node delivers the warning the opening of its own outbox published', async () => {
+  const redis = await startRedisServer();
+  await redis.stop();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  // The sink opens its outbox, that opening publishes redis_unreachable, and only then
+  // does the sink take events: the warning reached it only through the replay ring.
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), events: ['engine.warning', 'engine.started'] } });
+  try {
+    const [archived] = await warningsOf(hn.events, 'redis_unreachable');
+    await waitFor(() => receiver.acknowledged().some((e) => e['event_id'] === archived!.event_id), 10_000, 'the redis_unreachable warning delivered');
+    const started = receiver.acknowledged().find((e) => e['event_type'] === 'engine.started');
+    assert.ok(started, 'engine.started delivered');
+    assert.ok(archived!.sequence < Number(started['sequence']), 'the warning came before the run’s engine.started');
+  } finally {
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
 test.run();
