@@ -26,11 +26,16 @@ export interface SpillOutboxOptions {
  */
 export class SpillOutbox implements Outbox {
   /**
-   * The stores holding each leased id. Usually one; both when an event was kept in both
+   * The stores holding each leased id, with how many leases of it each has handed out
+   * and not yet seen settled. Usually one store; both when an event was kept in both
    * (an append to a hung Redis that Redis ran after all): settling the id settles every
-   * copy, so neither stays leased and pending until a restart.
+   * copy, so neither stays leased and pending until a restart. Counted, because a retry
+   * due at once is leased again, by another delivery slot, as soon as its store moved
+   * it and before the retry has resolved here: dropping the store as owner then left
+   * the second lease's verdict settling nothing, and the entry active in Redis until
+   * the node's next start.
    */
-  private readonly owners = new Map<string, Outbox[]>();
+  private readonly owners = new Map<string, Map<Outbox, number>>();
   private lastPrimary: OutboxState | null = null;
   /** Set while Redis is out of memory and appends go to the embedded store: shown as last_error. */
   private redisFull: { message: string; at_unix_ms: number } | null = null;
@@ -111,9 +116,9 @@ export class SpillOutbox implements Outbox {
   private async leaseFrom(store: Outbox, max: number): Promise<OutboxEntry[]> {
     const leased = await store.lease(max);
     for (const e of leased) {
-      const owners = this.owners.get(e.id);
-      if (!owners) this.owners.set(e.id, [store]);
-      else if (!owners.includes(store)) owners.push(store);
+      const owners = this.owners.get(e.id) ?? new Map<Outbox, number>();
+      owners.set(store, (owners.get(store) ?? 0) + 1);
+      this.owners.set(e.id, owners);
     }
     return leased;
   }
@@ -122,7 +127,7 @@ export class SpillOutbox implements Outbox {
   async ack(ids: readonly string[]): Promise<void> {
     const byOwner = new Map<Outbox, string[]>();
     for (const id of ids) {
-      for (const owner of this.owners.get(id) ?? []) {
+      for (const owner of this.owners.get(id)?.keys() ?? []) {
         const owned = byOwner.get(owner);
         if (owned) owned.push(id);
         else byOwner.set(owner, [id]);
@@ -147,16 +152,19 @@ export class SpillOutbox implements Outbox {
   }
 
   private async settleEach(id: string, settle: (owner: Outbox) => Promise<void>): Promise<void> {
-    for (const owner of [...(this.owners.get(id) ?? [])]) {
+    for (const owner of [...(this.owners.get(id)?.keys() ?? [])]) {
       await settle(owner);
       this.settled(id, owner);
     }
   }
 
+  /** One lease of `id` by `owner` settled; a lease of it the owner handed out since stays. */
   private settled(id: string, owner: Outbox): void {
-    const rest = (this.owners.get(id) ?? []).filter((o) => o !== owner);
-    if (rest.length > 0) this.owners.set(id, rest);
-    else this.owners.delete(id);
+    const owners = this.owners.get(id);
+    const left = (owners?.get(owner) ?? 0) - 1;
+    if (left > 0) owners!.set(owner, left);
+    else owners?.delete(owner);
+    if (owners?.size === 0) this.owners.delete(id);
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {

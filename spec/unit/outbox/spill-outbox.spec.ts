@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { WeirConfig } from '../../../actors/config/schema.js';
@@ -78,6 +79,28 @@ test('an event kept in both stores is settled in both by one ack', withSink(asyn
   await sink.outbox.ack(['ev-1']);
   assert.is((await sink.outbox.state()).pending, 0);
   assert.equal(await sink.outbox.lease(10), []);
+}));
+
+test('an entry retried due at once and leased again before its retry was booked is still settled by its second verdict', withSink(async (sink) => {
+  await sink.outbox.append(entries(1, 1));
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1']);
+  // The job is due again as soon as Redis moved it; the retry's own counter write follows.
+  const retry = sink.primary.retry.bind(sink.primary);
+  let moved!: () => void;
+  const movedNow = new Promise<void>((resolve) => (moved = resolve));
+  sink.primary.retry = async (...args) => {
+    await retry(...args);
+    moved();
+    await sleep(100);
+  };
+  const first = sink.outbox.retry('ev-1', 'receiver answered HTTP 503', Date.now());
+  await movedNow;
+  // Another delivery slot leases it meanwhile.
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1']);
+  await first;
+  await sink.outbox.ack(['ev-1']);
+  const s = await sink.outbox.state();
+  assert.equal([s.pending, s.total_delivered], [0, 1], 'the second lease acknowledged, not left active in Redis');
 }));
 
 test('the offline state of a Redis sink shows what its embedded store holds: gaps, bytes, pending', async () => {
