@@ -28,6 +28,8 @@ export interface BullmqOutboxStoreOptions {
   runFirstSequence?: number;
   /** Told when Redis lost a sink's outbox. */
   onLost?: (message: string) => void;
+  /** How often each sink's active jobs no lease holds are looked for (bullmq-orphans.ts). @defaultValue 10000 */
+  orphanSweepMs?: number;
   /** How long the node's claim of its id lasts unrefreshed (redis-node-claim.ts). @defaultValue 30000 */
   claimTtlMs?: number;
   /** Told when another node took this node's id on Redis while it ran. */
@@ -125,6 +127,7 @@ export class BullmqOutboxStore implements OutboxStore {
         redis: this.redis,
         budget: this.budget,
         token: randomUUID(),
+        ...(this.opts.orphanSweepMs !== undefined && { orphanSweepMs: this.opts.orphanSweepMs }),
         onClose: (o) => this.outboxes.delete(o),
         loss: {
           runFirstSequence: this.opts.runFirstSequence ?? 1,

@@ -13,7 +13,9 @@
  * No stalled-job checker runs: leases are ours, released to the head of the queue on
  * close, and a node that died holding some gets them back on its next open (its
  * active jobs are moved back to wait), so one node must not run twice at once
- * (redis-node-claim.ts refuses a second node with the same id).
+ * (redis-node-claim.ts refuses a second node with the same id). A job active that no
+ * lease holds while the node runs (Redis died between a lease and its reply) is moved
+ * back by OrphanSweep (bullmq-orphans.ts).
  *
  * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
  * job move they count: a crash between the two leaves total_delivered short and bytes
@@ -45,6 +47,7 @@ import { AppendSignal } from './append-signal.js';
 import { evacuateWaiting } from './bullmq-evacuate.js';
 import { within } from '../engine/within.js';
 import { RedisLossWatch, type LossWatchParts } from './redis-loss-watch.js';
+import { OrphanSweep } from './bullmq-orphans.js';
 
 export interface BullmqOutboxParts {
   sink: string;
@@ -58,6 +61,8 @@ export interface BullmqOutboxParts {
   onClose: (outbox: BullmqOutbox) => void;
   /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
   loss: Omit<LossWatchParts, 'sink' | 'redis' | 'keys'>;
+  /** How often active jobs no lease holds are looked for (bullmq-orphans.ts). @defaultValue 10000 */
+  orphanSweepMs?: number;
 }
 
 /** How long close() waits for Redis to take the leases back and the queue to close. */
@@ -83,9 +88,17 @@ export class BullmqOutbox implements Outbox {
   private suspect = false;
 
   private watch!: RedisLossWatch;
+  private readonly orphans: OrphanSweep;
 
   private constructor(private readonly p: BullmqOutboxParts) {
     this.sink = p.sink;
+    this.orphans = new OrphanSweep({
+      redis: p.redis,
+      queue: p.queue,
+      activeKey: `${p.keys.base}active`,
+      held: () => new Set(this.leases.values().map((l) => l.job.id!)),
+      ...(p.orphanSweepMs !== undefined && { everyMs: p.orphanSweepMs }),
+    });
   }
 
   /**
@@ -177,9 +190,10 @@ export class BullmqOutbox implements Outbox {
   async lease(max: number): Promise<OutboxEntry[]> {
     this.assertOpen();
     await this.payOwed();
+    await this.orphans.sweep();
     const { worker, token } = this.p;
     // Sent at once (ioredis pipelines them); each moves the then-oldest due job to active.
-    const fetched = await Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false })));
+    const fetched = await this.orphans.lease(() => Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false }))));
     const out: OutboxEntry[] = [];
     for (const r of fetched) {
       const job = r.status === 'fulfilled' ? (r.value as OutboxJob | undefined) : undefined;

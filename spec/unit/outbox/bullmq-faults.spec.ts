@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as assert from 'uvu/assert';
 import type { Outbox } from '../../../actors/contracts/outbox.js';
+import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
 import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
@@ -96,6 +98,60 @@ test('a node that died holding leases gets its entries back, in order, when it o
     );
   } finally {
     await dead.store.close();
+    await store.close();
+  }
+});
+
+test('a job left active that no lease holds (Redis ran the lease, then died before its reply) is leased again, without a restart', async () => {
+  const redis = await server;
+  const nodeId = `fault-node-${++nodes}`;
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY, stateDir: tempDir('weir-faults-'), orphanSweepMs: 100 });
+  const keys = sinkKeys(nodeId, 'billing');
+  // The lease whose reply was lost: the job moved to active under a lock, in no lease of the node.
+  const lost = new Worker(keys.queue, null, { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: keys.prefix, autorun: false });
+  try {
+    const outbox = await store.open('billing');
+    await outbox.append(entries(1, 3));
+    assert.is((await lost.getNextJob('reply-lost', { block: false }))?.data.event_id, 'ev-1');
+    assert.equal((await outbox.lease(10)).map((e) => e.id), ['ev-2', 'ev-3']);
+    await outbox.ack(['ev-2', 'ev-3']);
+    // Two sweeps (100 ms apart) find it active and unheld.
+    const deadline = Date.now() + 5000;
+    let again: string[] = [];
+    while (again.length === 0 && Date.now() < deadline) {
+      await sleep(60);
+      again = (await outbox.lease(10)).map((e) => e.id);
+    }
+    assert.equal(again, ['ev-1']);
+    await outbox.ack(again);
+    assert.equal(counts(await outbox.state()), { pending: 0, total_delivered: 3, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    await lost.close(true);
+    await store.close();
+  }
+});
+
+test('the sweep leaves a lease under way and the node\'s own leases alone', async () => {
+  const redis = await server;
+  const { store, outbox } = await (async () => {
+    const nodeId = `fault-node-${++nodes}`;
+    const s = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY, stateDir: tempDir('weir-faults-'), orphanSweepMs: 50 });
+    return { store: s, outbox: await s.open('billing') };
+  })();
+  try {
+    await outbox.append(entries(1, 2));
+    const held = (await outbox.lease(1)).map((e) => e.id);
+    assert.equal(held, ['ev-1']);
+    // Sweeps run with each lease; the held one is never handed out twice.
+    for (let i = 0; i < 6; i++) {
+      await sleep(60);
+      const more = (await outbox.lease(10)).map((e) => e.id);
+      assert.not.ok(more.includes('ev-1'), `ev-1 leased again while held: ${more.join(',')}`);
+      if (more.length > 0) await outbox.ack(more);
+    }
+    await outbox.ack(held);
+    assert.is((await outbox.state()).pending, 0);
+  } finally {
     await store.close();
   }
 });

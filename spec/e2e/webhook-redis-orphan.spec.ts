@@ -1,0 +1,43 @@
+import { Worker } from 'bullmq';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { sinkKeys } from '../../actors/outbox/bullmq-keys.js';
+import { E2E_NODE_ID } from '../support/node-config.js';
+import { startOrigin } from '../support/origin.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveredAll, sourcePortOf } from './webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+
+// A kill -9 of Redis between running a lease (moveToActive, kept by the AOF) and its
+// reply leaves the job active under the node's lock: the worker connection sends the
+// command again once Redis is back, and the node takes the answer of that second run.
+// That window is too narrow to hit on purpose; a worker of the spec's own leaves the
+// same state in a running node's queue.
+test('a flow.completed left active in Redis with no lease of the running node holding it is delivered, without a restart', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  // A slow receiver and one delivery at a time: the events behind the first wait in Redis.
+  receiver.respond(() => ({ status: 200, delayMs: 2000 }));
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), concurrency: 1 } });
+  const keys = sinkKeys(E2E_NODE_ID, 'hook');
+  const lost = new Worker(keys.queue, null, { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: keys.prefix, autorun: false });
+  try {
+    const ports = await hn.curlFlows(4);
+    await hn.sinkWhen((s) => s.pending === 4, 'four in the Redis outbox');
+    await waitFor(() => receiver.inFlight() === 1, 5000, 'one delivery in flight');
+    // The lease whose reply was lost: a waiting job moved to active, in no lease of the node.
+    assert.ok(await lost.getNextJob('reply-lost', { block: false }), 'a waiting job taken to active');
+    receiver.respond(() => ({ status: 200 }));
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 40_000, 'every flow.completed delivered');
+    assert.equal(receiver.acknowledged().map(sourcePortOf).sort(), [...ports].sort(), 'each once');
+    await hn.sinkWhen((s) => s.pending === 0, 'nothing pending');
+  } finally {
+    await lost.close(true);
+    await stopAll(hn, receiver, origin, redis);
+  }
+});
+
+test.run();
