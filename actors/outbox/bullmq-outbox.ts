@@ -369,19 +369,9 @@ export class BullmqOutbox implements Outbox {
     }
   }
 
-  /**
-   * Writes counter deltas, with what earlier writes owe and the commands `more` adds, in
-   * one MULTI. A refused one is owed, not thrown: the job moves it counts are made.
-   */
-  private async count(deltas: CounterDeltas, more?: (multi: ChainableCommander) => void): Promise<void> {
-    const multi = this.p.redis.multi();
-    const sum = this.owed.write(multi, this.p.keys.state, deltas);
-    more?.(multi);
-    try {
-      await multi.exec();
-    } catch {
-      this.owed.add(sum);
-    }
+  /** Writes counter deltas with what earlier writes owe (OwedCounters). */
+  private count(deltas: CounterDeltas, more?: (multi: ChainableCommander) => void): Promise<void> {
+    return this.owed.write(this.p.redis, this.p.keys.state, deltas, more);
   }
 
   /** Writes the counts a full Redis refused; the connector leases every poll, so they land soon after it has room. */

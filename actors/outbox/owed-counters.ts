@@ -1,4 +1,4 @@
-import type { ChainableCommander } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { OutboxState } from '../contracts/outbox.js';
 
 export type CounterField = 'total_delivered' | 'total_failed' | 'bytes';
@@ -16,10 +16,11 @@ export class OwedCounters {
   private readonly owed: Record<CounterField, number> = { total_delivered: 0, total_failed: 0, bytes: 0 };
 
   /**
-   * Queues HINCRBYs of `deltas` plus what is owed on `multi`, and returns what to owe
-   * again if the transaction fails.
+   * Writes `deltas` plus what is owed, and the commands `more` adds, to the hash `key`
+   * in one MULTI. A refused one is owed, not thrown: the job moves it counts are made.
    */
-  write(multi: ChainableCommander, key: string, deltas: CounterDeltas): CounterDeltas {
+  async write(redis: Redis, key: string, deltas: CounterDeltas, more?: (multi: ChainableCommander) => void): Promise<void> {
+    const multi = redis.multi();
     const sum: CounterDeltas = {};
     for (const field of FIELDS) {
       const n = (deltas[field] ?? 0) + this.owed[field];
@@ -29,7 +30,12 @@ export class OwedCounters {
         multi.hincrby(key, field, n);
       }
     }
-    return sum;
+    more?.(multi);
+    try {
+      await multi.exec();
+    } catch {
+      this.add(sum);
+    }
   }
 
   get any(): boolean {
@@ -41,7 +47,7 @@ export class OwedCounters {
     this.owed[field] = 0;
   }
 
-  add(deltas: CounterDeltas): void {
+  private add(deltas: CounterDeltas): void {
     for (const field of FIELDS) this.owed[field] += deltas[field] ?? 0;
   }
 
