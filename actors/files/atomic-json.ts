@@ -6,7 +6,11 @@ import type { z } from 'zod';
 /*
  * State files are replaced through a private temp file renamed over them, so a crash
  * leaves the old content or the new, never half of one or an empty file; they may hold
- * secrets, hence 0600 in a 0700 directory.
+ * secrets, hence 0600 in a 0700 directory. The temp file is synced before the rename
+ * and the directory after it: without the first, a power loss can leave the new name
+ * on blocks never written; without the second, the rename itself can be lost, and a
+ * sequence block reserved by the file (SequenceReservation) would be handed out again
+ * by the next run.
  */
 
 /** A temp file beside `file`, unique to this process and call. */
@@ -19,11 +23,23 @@ export function writeJsonFileSync(file: string, value: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = tempBeside(file);
   try {
-    fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    const fd = fs.openSync(temp, 'w', 0o600);
+    try {
+      fs.writeFileSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
   } catch (err) {
     fs.rmSync(temp, { force: true });
     throw err;
+  }
+  const dir = fs.openSync(path.dirname(file), 'r');
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
   }
 }
 
@@ -43,6 +59,12 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   } catch (err) {
     await fs.promises.rm(temp, { force: true });
     throw err;
+  }
+  const dir = await fs.promises.open(path.dirname(file), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
   }
 }
 
