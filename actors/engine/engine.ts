@@ -29,6 +29,7 @@ import { MissedRanges } from '../sinks/missed-ranges.js';
 import { SinkKeeper } from '../sinks/sink-keeper.js';
 import { keptMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
+import { StopDeadline } from './stop-deadline.js';
 import { nodeTick } from './tick.js';
 
 export interface EngineOptions {
@@ -52,7 +53,18 @@ function routerOptions(config: WeirConfig): RouterOptions {
   return { mode: config.route.mode, globalTarget: config.route.global_target, rules: config.route.rules, final: config.route.final };
 }
 
-/** How long shutdown waits for open flows to close before it goes on. */
+/**
+ * How long a stop waits in all for what the node does not control: open flows to end,
+ * Redis to take the last events and the leases back, Webhook receivers to answer the
+ * deliveries in flight (StopDeadline). What is left after it is local (the embedded
+ * outbox, the state files), so a stop ends about 5 s after the signal at most, inside
+ * the 10 s a process manager commonly gives before SIGKILL. Redis not having answered
+ * by then loses nothing: the events go to the embedded outbox, unsettled leases are
+ * taken back by the next start.
+ */
+const STOP_WAIT_MS = 4000;
+
+/** How long shutdown waits for open flows to close before it goes on; part of STOP_WAIT_MS. */
 const SHUTDOWN_FLOW_GRACE_MS = 3000;
 
 /**
@@ -80,6 +92,8 @@ export class Engine {
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
+  /** Begun by the stop; the sinks and outbox stores are built with it. */
+  private readonly deadline = new StopDeadline();
   /** The config applies, and at last the sinks' stop, in arrival order: each waits for the one before. */
   private applying: Promise<unknown> = Promise.resolve();
   private readonly preRouting: PreRouting;
@@ -145,6 +159,7 @@ export class Engine {
       bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
       publish: (e) => this.bus.publish(e),
+      deadline: this.deadline,
     }, previous);
   }
 
@@ -228,6 +243,7 @@ export class Engine {
         warn('node_id_in_use')(message);
       },
       runFirstSequence: this.sequences.first,
+      deadline: this.deadline,
     }).then(
       (stores) => (this.stores = stores),
       (err: unknown) => {
@@ -309,15 +325,19 @@ export class Engine {
     return this.stats.snapshot(this.table.records());
   }
 
-  /** Stops accepting, ends open flows, emits engine.stopped and flushes the sinks. Idempotent. */
+  /**
+   * Stops accepting, ends open flows, emits engine.stopped and flushes the sinks, waiting
+   * for flows, Redis and receivers at most STOP_WAIT_MS in all. Idempotent.
+   */
   stop(reason: string): Promise<void> {
     this.stopping ??= this.shutdown(reason);
     return this.stopping;
   }
 
   private async shutdown(reason: string): Promise<void> {
+    this.deadline.begin(STOP_WAIT_MS);
     await Promise.all(this.inbounds.map((i) => i.stop()));
-    await this.table.closeAll('shutdown', SHUTDOWN_FLOW_GRACE_MS);
+    await this.table.closeAll('shutdown', this.deadline.leftMs(SHUTDOWN_FLOW_GRACE_MS));
     this.preRouting.close();
     await this.probes.stop();
     this.detachSelections();

@@ -2,7 +2,7 @@ import type { WeirConfig } from '../config/schema.js';
 import type { Outbox } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
-import { within } from '../engine/within.js';
+import type { StopDeadline } from '../engine/stop-deadline.js';
 import { LateOutbox } from './late-outbox.js';
 import { SpillOutbox } from './spill-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';
@@ -26,6 +26,8 @@ export interface OutboxStoreEvents {
   claimLost: (message: string) => void;
   /** The engine run's first bus sequence. */
   runFirstSequence: number;
+  /** The node's stop deadline: no wait on Redis outlasts it (StopDeadline). */
+  deadline: StopDeadline;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface OutboxStoreEvents {
  * rather than sharing queues; found only once Redis is back, `claimLost` says so and
  * the sinks stay on the embedded store.
  */
-export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, claimLost, runFirstSequence }: OutboxStoreEvents): Promise<OutboxStores> {
+export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
     return { kind: 'embedded', open: (sink) => embedded.open(sink), close: () => embedded.close() };
@@ -99,18 +101,25 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       // Redis, and the apply with it: after a while it runs on the embedded store instead,
       // and on Redis again once the open succeeds (LateOutbox).
       const opening = late().then((store) => store.open(sink));
-      const primary = await within(
+      const primary = await deadline.within(
         opening.catch(() => null),
         redis ? REDIS_OPEN_WAIT_MS : 0,
       );
-      if (primary) return new SpillOutbox(primary, spill);
+      if (primary) return new SpillOutbox(primary, spill, { deadline });
       if (redis) unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
-      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill);
+      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill, { deadline });
     },
     async close() {
       closed = true;
-      await connecting?.catch(() => undefined);
-      await redis?.close();
+      // Handing the leases back and releasing the node's claim are courtesies: the next
+      // start takes both back (BullmqOutbox.open, RedisNodeClaim), so a Redis that does
+      // not answer is not waited for past the stop's deadline.
+      await deadline.within(
+        (async () => {
+          await connecting?.catch(() => undefined);
+          await redis?.close();
+        })(),
+      );
       await embedded.close();
     },
   };

@@ -1,4 +1,5 @@
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { StopDeadline } from '../engine/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
 
@@ -15,6 +16,8 @@ function redisRefused(err: unknown): err is OutboxUnavailable | OutboxWriteBlock
 export interface SpillOutboxOptions {
   /** Least time between two checks whether a Redis that failed an append answers again. @defaultValue 5000 */
   probeMs?: number;
+  /** The node's stop deadline: appends and gap records Redis has not taken by then go to the embedded store. */
+  deadline?: StopDeadline;
 }
 
 /**
@@ -66,7 +69,7 @@ export class SpillOutbox implements Outbox {
       return this.spill.append(entries);
     }
     try {
-      await this.primary.append(entries);
+      await this.toRedis(this.primary.append(entries));
       this.redisFull = null;
     } catch (err) {
       if (!redisRefused(err)) throw err;
@@ -74,6 +77,20 @@ export class SpillOutbox implements Outbox {
       else this.redisDown = true;
       await this.spill.append(err.unstored ?? entries);
     }
+  }
+
+  /**
+   * A write to Redis, given up once the node's stop deadline has passed: a Redis that
+   * stopped answering would otherwise hold the stop for its reply timeout (3 s), and
+   * the node's exit with it. Given up, it fails as it would with Redis down, so what it
+   * carried goes to the embedded store, where the next start delivers it from; should
+   * Redis run it after all, its events are there twice under the same event_ids, which
+   * delivery at least once allows.
+   */
+  private async toRedis(write: Promise<void>): Promise<void> {
+    if (!this.opts.deadline) return write;
+    const written = await this.opts.deadline.within(write.then(() => true));
+    if (!written) throw new OutboxUnavailable(`Redis did not answer for sink ${this.sink} before the node's stop deadline`);
   }
 
   /** Whether Redis answers again, asked at most once per probeMs and never waited for. */
@@ -185,7 +202,7 @@ export class SpillOutbox implements Outbox {
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     if (!this.redisDown) {
       try {
-        await this.primary.recordGap(gap, continuesLast && this.lastGapIn === this.primary);
+        await this.toRedis(this.primary.recordGap(gap, continuesLast && this.lastGapIn === this.primary));
         this.lastGapIn = this.primary;
         return;
       } catch {

@@ -3,6 +3,7 @@ import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
 import type { Outbox } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
+import type { StopDeadline } from '../engine/stop-deadline.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
 import { readConnectorState } from './connector-state-file.js';
 import { JsonlSink } from './jsonl-sink.js';
@@ -14,6 +15,8 @@ export interface SinkDeps {
   bus: EventBus;
   openOutbox: (sink: string) => Promise<Outbox>;
   publish: (event: BusEvent) => void;
+  /** The node's stop deadline: what a sink's stop waits for on Redis or a receiver ends by it. */
+  deadline: StopDeadline;
 }
 
 /**

@@ -2,13 +2,12 @@ import type { WebhookSinkConfig } from '../config/schema.js';
 import type { Outbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/build-sinks.js';
-import { within } from '../engine/within.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import { WebhookConnector } from './webhook-connector.js';
 
 /** How often the cached connector state is refreshed from the outbox. */
 const STATE_REFRESH_MS = 250;
-/** How long a stop waits for deliveries in flight and the store to settle. */
+/** How long a stop waits for deliveries in flight and the store to settle; less once the node's stop deadline is nearer. */
 const STOP_WAIT_MS = 3000;
 
 /**
@@ -78,8 +77,9 @@ export class WebhookSink implements Sink {
     // Deliveries in flight and the store's answers are waited for a while, not for ever:
     // a receiver or a Redis that stopped answering would hold the node's exit. What is
     // left unsettled stays leased in the store and goes out again after the next start
-    // (at least once, under the same webhook-id).
-    await within(this.closeDelivery(), STOP_WAIT_MS);
+    // (at least once, under the same webhook-id). Within the node's stop deadline, which
+    // the appends above may have used up: this wait is the one that may be cut short.
+    await this.deps.deadline.within(this.closeDelivery(), STOP_WAIT_MS);
     return through;
   }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { WeirConfig } from '../../../actors/config/schema.js';
 import { Secret } from '../../../actors/config/secret.js';
+import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';
 import { redisSuite } from '../../support/redis-server.js';
@@ -34,6 +35,23 @@ test('a hung Redis costs one append its timeout: the next ones go to the embedde
     'appends going to Redis again',
   );
 }));
+
+/** The stop deadline of the next test's sink, which the test begins. */
+const deadline = new StopDeadline();
+
+test('at the stop deadline, an append and a gap record a hung Redis has not taken go to the embedded store, not after its 3 s reply timeout', withSink(async (sink) => {
+  await sink.outbox.append(entries(1, 1));
+  (await server).freeze();
+  // Under way when the stop begins, as the last flow.completed of a shutdown.
+  const appending = sink.outbox.append(entries(2, 3));
+  deadline.begin(100);
+  const kept = await Promise.race([appending.then(() => 'kept'), sleep(2000, 'waited for Redis')]);
+  assert.is(kept, 'kept');
+  await sink.outbox.recordGap({ from_sequence: 4, to_sequence: 4, at_unix_ms: Date.now() }, false);
+  assert.equal(ids(await sink.spill.lease(10)), ['ev-2', 'ev-3'], 'the entries Redis did not take, in the embedded store');
+  assert.equal((await sink.spill.state()).gaps.map((g) => g.from_sequence), [4], 'the gap in the embedded store');
+  assert.is(sink.redisAppends(), 2, 'after the deadline nothing more is asked of Redis');
+}, { deadline }));
 
 test('a continuing gap that Redis refuses starts a new gap in the embedded store, never extending an older one there', withSink(async (sink) => {
   await sink.outbox.recordGap({ from_sequence: 1, to_sequence: 4, at_unix_ms: Date.now() }, false);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import type { Outbox } from '../../../actors/contracts/outbox.js';
+import type { StopDeadline } from '../../../actors/engine/stop-deadline.js';
 import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
@@ -28,6 +29,8 @@ export interface SpillSink {
 export interface SpillSinkOptions {
   leaseMs?: number;
   probeMs?: number;
+  /** The node's stop deadline the SpillOutbox is built with. */
+  deadline?: StopDeadline;
   /** Runs on the sink's state dir before it opens: a previous run of the node. */
   embeddedFirst?: (store: LmdbOutboxStore) => Promise<void>;
 }
@@ -48,7 +51,7 @@ export async function openSpillSink(server: RedisServer, opts: SpillSinkOptions 
     return append(e);
   };
   const spill = await embedded.open('billing');
-  const outbox = new SpillOutbox(primary, spill, opts.probeMs ? { probeMs: opts.probeMs } : {});
+  const outbox = new SpillOutbox(primary, spill, { ...(opts.probeMs && { probeMs: opts.probeMs }), ...(opts.deadline && { deadline: opts.deadline }) });
   const admin = new Redis(server.url);
   const full = async (on: boolean): Promise<void> => void (await admin.config('SET', 'maxmemory', on ? '1' : '0'));
   return {

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
+import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookSink } from '../../../actors/webhook/webhook-sink.js';
 import { EventBus } from '../../../streams/event-bus.js';
@@ -21,6 +22,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
     bus: new EventBus({ ringCapacity: 16, ringMaxBytes: 1 << 16 }),
     openOutbox: (tag) => store.open(tag),
     publish: () => {},
+    deadline: new StopDeadline(),
   });
   // Adjacent ranges of two runs: sequences restart with every run, so they never merge.
   const missed = [
