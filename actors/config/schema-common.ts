@@ -1,8 +1,36 @@
 import net from 'node:net';
 import { z } from 'zod';
 
-/** A tag names an inbound, outbound or sink; routes and groups refer to parts by tag. */
-export const tagSchema = z.string().min(1);
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Where `s` holds a UTF-16 surrogate without its pair, which JSON (and so a config
+ * file, `"\ud800"`) can carry but UTF-8 cannot: Redis keys and file names get U+FFFD in
+ * its place (two names then meet in one), and encodeURIComponent throws.
+ */
+export function loneSurrogateAt(s: string): number | undefined {
+  return LONE_SURROGATE.exec(s)?.index;
+}
+
+function loneSurrogateMessage(s: string): string {
+  const at = loneSurrogateAt(s) ?? 0;
+  const unit = s.charCodeAt(at).toString(16);
+  return `must be well-formed Unicode: it has a lone UTF-16 surrogate (\\u${unit} at index ${at}), which Redis keys, file names and headers cannot carry`;
+}
+
+/**
+ * A string the node puts into Redis keys, file names, URLs or headers, refused with a
+ * lone surrogate. The message names the code unit and its index, never the value.
+ */
+export function wellFormedString() {
+  return z.string().refine((s) => loneSurrogateAt(s) === undefined, { error: (iss) => loneSurrogateMessage(String(iss.input)) });
+}
+
+/**
+ * A tag names an inbound, outbound or sink; routes and groups refer to parts by tag,
+ * and a sink's tag names its Redis keys and embedded database.
+ */
+export const tagSchema = wellFormedString().min(1);
 
 /**
  * The longest delay a timer takes: Node fires a longer one after 1 ms (with a

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { isHost } from './schema-common.js';
+import { isHost, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 /** `host:port` or `[ipv6]:port`, split; undefined when malformed. */
@@ -30,8 +30,7 @@ export function controlSchema(secret: SecretSchema) {
     api_key: secret.describe(
       `Bearer key of the control plane, at least ${API_KEY_MIN_LENGTH} characters: a string, { "env": NAME } or { "file": PATH }.`,
     ),
-    ipc: z
-      .string()
+    ipc: wellFormedString()
       .min(1)
       .optional()
       .describe('IPC socket path, relative to the config file. Default: <state_dir>/weir.sock.'),

@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { ipSchema, listenPortSchema, tagSchema, unknownTypeError } from './schema-common.js';
+import { ipSchema, listenPortSchema, tagSchema, unknownTypeError, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 export const INBOUND_TYPES = ['socks', 'http', 'mixed'] as const;
 
 function userSchema(secret: SecretSchema) {
   return z.strictObject({
-    username: z.string().min(1),
+    // Compared with what a client sends, which decodes from bytes and never holds a lone surrogate.
+    username: wellFormedString().min(1),
     password: secret,
     principal: z
       .string()

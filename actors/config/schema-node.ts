@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { isRedisUrl, MAX_TIMER_MS, timerMsSchema } from './schema-common.js';
+import { isRedisUrl, MAX_TIMER_MS, timerMsSchema, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
@@ -33,14 +33,13 @@ const replayRingSchema = z
 
 export const nodeSchema = z
   .strictObject({
-    id: z
-      .string()
+    // It names the node's Redis keys (weir:<id>:...) and is sent as source_id.
+    id: wellFormedString()
       .min(1)
       .optional()
       .transform((id) => id ?? os.hostname())
       .describe('Node identifier, sent as source_id on sink deliveries. Default: the host name.'),
-    state_dir: z
-      .string()
+    state_dir: wellFormedString()
       .min(1)
       .default('./state')
       .describe('State directory (outbox, API key, IPC socket), relative to the config file.'),
@@ -53,8 +52,7 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] a
 export const logSchema = z
   .strictObject({
     level: z.enum(LOG_LEVELS).default('info'),
-    file: z
-      .string()
+    file: wellFormedString()
       .min(1)
       .optional()
       .describe('Log file (JSON lines), relative to the config file. Default: stdout.'),

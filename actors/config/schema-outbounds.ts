@@ -9,6 +9,7 @@ import {
   tagSchema,
   timerMsSchema,
   unknownTypeError,
+  wellFormedString,
 } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
@@ -22,7 +23,8 @@ function upstreamProxyOf<T extends 'socks' | 'http'>(type: T, secret: SecretSche
       tag: tagSchema,
       server: hostSchema.describe('Host name or IP of the upstream proxy.'),
       port: dialPortSchema,
-      username: z.string().min(1).optional(),
+      // Sent to the upstream proxy as UTF-8 (SOCKS5 sub-negotiation, Proxy-Authorization).
+      username: wellFormedString().min(1).optional(),
       password: secret.optional(),
     })
     .refine(

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { objectCheck, tagSchema, timerMsSchema } from './schema-common.js';
+import { objectCheck, tagSchema, timerMsSchema, wellFormedString } from './schema-common.js';
 
 /** An IP address or an IPv4/IPv6 CIDR block such as `10.0.0.0/8` or `fd00::/8`. */
 export function isIpOrCidr(s: string): boolean {
@@ -96,7 +96,7 @@ export const routeSchema = z
 
 export const ipcHookSchema = z
   .strictObject({
-    path: z.string().min(1).describe('Unix socket of the hook process, relative to the config file.'),
+    path: wellFormedString().min(1).describe('Unix socket of the hook process, relative to the config file.'),
     timeout_ms: timerMsSchema(1)
       .default(200)
       .describe('Milliseconds for one answer, connecting included; after that the flow is allowed.'),

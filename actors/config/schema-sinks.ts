@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from '../../streams/contract.js';
 import { fetchRefusesPort } from '../net/fetch-bad-ports.js';
-import { httpUrlSchema, tagSchema, timerMsSchema, unknownTypeError } from './schema-common.js';
+import { httpUrlSchema, tagSchema, timerMsSchema, unknownTypeError, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 /** flow.snapshot is a baseline of a live subscription and never reaches a sink. */
@@ -31,7 +31,7 @@ const eventFilterSchema = z
 const jsonlSinkSchema = z.strictObject({
   type: z.literal('jsonl'),
   tag: tagSchema,
-  path: z.string().min(1).describe('File that envelopes are appended to, relative to the config file.'),
+  path: wellFormedString().min(1).describe('File that envelopes are appended to, relative to the config file.'),
   events: eventFilterSchema,
   max_bytes: z
     .number()

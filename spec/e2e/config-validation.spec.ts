@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
 import { runWeir } from '../support/weir-bin.js';
 
@@ -86,6 +87,49 @@ test('run and validate report a missing config file the same way', async () => {
   assert.is(ran.code, 1);
   assert.is(ran.stderr, validated.stderr);
   assert.match(validated.stderr, /ENOENT/);
+});
+
+/** What the node names Redis keys, files and headers by, each with a lone surrogate JSON carries as `\udXXX`. */
+function loneSurrogates(stateDir: string, redisUrl: string): Record<string, unknown> {
+  return {
+    node: { id: 'edge-\ud800-1', state_dir: stateDir },
+    control: { listen: '127.0.0.1:0', api_key: 'k-0123456789abcdef' },
+    redis: { url: redisUrl },
+    inbounds: [{ type: 'socks', tag: 'in\udfff', port: 0 }],
+    outbounds: [{ type: 'direct', tag: 'direct' }],
+    event_sinks: [
+      { type: 'webhook', tag: 'hook\udc00', url: 'http://127.0.0.1:18080/ingest', token: 'hook-token' },
+      { type: 'jsonl', tag: 'archive', path: path.join(stateDir, 'events-\ud83d.jsonl') },
+    ],
+  };
+}
+
+const surrogateLine = (at: string, unit: string, index: number): string =>
+  `${at}: must be well-formed Unicode: it has a lone UTF-16 surrogate (\\u${unit} at index ${index}), which Redis keys, file names and headers cannot carry`;
+
+test('validate and run refuse a lone UTF-16 surrogate in node.id, a tag or a file name at its JSON path, and run opens nothing', async () => {
+  // A real Redis: with it the old node ran on and told "Redis is unreachable (URI malformed)".
+  const redis = await startRedisServer();
+  try {
+    const stateDir = path.join(dir, 'surrogates');
+    // JSON.stringify writes a lone surrogate as its escape, as a hand-written config would.
+    const file = writeConfig('surrogates.json', loneSurrogates(stateDir, redis.url));
+    assert.match(fs.readFileSync(file, 'utf8'), '"edge-\\ud800-1"');
+    const validated = await runWeir(['validate', file]);
+    assert.is(validated.code, 1, validated.stdout);
+    assert.equal(problemLines(validated.stderr).sort(), [
+      surrogateLine('event_sinks[0].tag', 'dc00', 4),
+      surrogateLine('event_sinks[1].path', 'd83d', path.join(stateDir, 'events-').length),
+      surrogateLine('inbounds[0].tag', 'dfff', 2),
+      surrogateLine('node.id', 'd800', 5),
+    ].sort());
+    const ran = await runWeir(['run', '-c', file], 15_000);
+    assert.is(ran.code, 1);
+    assert.is(ran.stderr, validated.stderr, 'run prints what validate prints');
+    assert.not.ok(fs.existsSync(stateDir), 'nothing was opened in the state dir');
+  } finally {
+    await redis.close();
+  }
 });
 
 test.run();

@@ -105,4 +105,39 @@ test('a sink whose events list is null takes every event, as one without a list'
   assert.equal(result.config.event_sinks.map((s) => s.events), [undefined, undefined]);
 });
 
+test('refuses a lone UTF-16 surrogate wherever the node names keys, files or headers by the string, and takes a whole pair', () => {
+  const raw = designExample();
+  raw.node.id = 'edge-\udc00';
+  raw.node.state_dir = './st\ud800ate';
+  raw.log.file = './weir\ud800.log';
+  raw.control.ipc = './w\ud800.sock';
+  raw.ipc_hook = { path: './hook\udbff.sock' };
+  raw.inbounds[0].users[0].username = 'al\udfffice';
+  raw.outbounds[2].username = '\ud800';
+  raw.outbounds[2].password = 'pw';
+  raw.outbounds[5].tag = 'pro\ud800xy';
+  raw.route.final = 'pro\ud800xy';
+  raw.event_sinks[1].tag = 'billing\ud83d';
+  const result = parseConfig(raw, { baseDir: BASE, env: EXAMPLE_ENV });
+  const refused = result.ok ? [] : result.problems.filter((p) => p.message.includes('lone UTF-16 surrogate')).map((p) => p.path);
+  assert.equal(refused.sort(), [
+    'control.ipc',
+    'event_sinks[1].tag',
+    'inbounds[0].users[0].username',
+    'ipc_hook.path',
+    'log.file',
+    'node.id',
+    'node.state_dir',
+    'outbounds[2].username',
+    'outbounds[5].tag',
+    'route.final',
+  ]);
+
+  const paired = designExample();
+  paired.node.id = 'edge-\ud83d\ude80';
+  paired.event_sinks[1].tag = 'billing-\u{1F4B0}';
+  const accepted = parseConfig(paired, { baseDir: BASE, env: EXAMPLE_ENV });
+  assert.equal(accepted.ok ? [] : accepted.problems, []);
+});
+
 test.run();
