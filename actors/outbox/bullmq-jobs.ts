@@ -44,6 +44,22 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
   };
 }
 
+/**
+ * A job move under `token`'s lock, or with none once that lock has expired: a lease
+ * held past lockDuration (a POST slower than that, a Redis outage that outlasted it)
+ * would otherwise never settle until a restart. Only this node leases its queues, so an
+ * expired lock was ours; a lock with another token is left alone.
+ */
+export async function moveLocked<T>(token: string, move: (lock: string) => Promise<T>): Promise<T> {
+  try {
+    return await move(token);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('Missing lock for job')) throw err;
+    // BullMQ's scripts skip the lock check for the token "0".
+    return move('0');
+  }
+}
+
 export function toEntry(job: OutboxJob): OutboxEntry {
   return {
     id: job.data.event_id,

@@ -17,11 +17,13 @@
  * lease holds while the node runs (Redis died between a lease and its reply) is moved
  * back by OrphanSweep (bullmq-orphans.ts).
  *
- * Counters live in the sink's `state` hash (HINCRBY in a MULTI), moved right after the
- * job move they count: a crash between the two leaves total_delivered short and bytes
- * high (bytes are reset when the queue is found empty at open, and after a failed
- * append by the first empty lease: see settleEmpty). A counter write Redis
- * refuses (out of memory) is owed and added to the next one (owed-counters.ts).
+ * Counters live in the sink's `state` hash. total_delivered is counted before the
+ * job's completion, once per job (bullmq-delivered.ts), so it is exact across lost
+ * replies and redeliveries. The others are HINCRBY in a MULTI right after the job
+ * move they count: a crash between the two leaves total_failed short and bytes high
+ * (bytes are reset when the queue is found empty at open, and after a failed append by
+ * the first empty lease: see settleEmpty). A counter write Redis refuses (out of
+ * memory) is owed and added to the next one (owed-counters.ts).
  *
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
  * with noeviction a full Redis refuses writes: appends fail with write_blocked
@@ -34,11 +36,12 @@
 import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import { RetryAt, isOutOfMemory, jobData, jobOpts, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { RetryAt, isOutOfMemory, jobData, jobOpts, moveLocked, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
 import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
+import { completeDelivered, type DeliveredJob } from './bullmq-delivered.js';
 import { LeaseBook } from './lease-book.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
@@ -65,6 +68,11 @@ export interface BullmqOutboxParts {
   orphanSweepMs?: number;
 }
 
+/** A leased job and its envelope's size. */
+interface Lease extends DeliveredJob {
+  bytes: number;
+}
+
 /** How long close() waits for Redis to take the leases back and the queue to close. */
 const CLOSE_WAIT_MS = 3000;
 
@@ -77,7 +85,7 @@ function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
 
 export class BullmqOutbox implements Outbox {
   readonly sink: string;
-  private readonly leases = new LeaseBook<{ job: OutboxJob; bytes: number }>();
+  private readonly leases = new LeaseBook<Lease>();
   private readonly appended = new AppendSignal();
   private readonly owed = new OwedCounters();
   private closed = false;
@@ -237,7 +245,7 @@ export class BullmqOutbox implements Outbox {
     const results = await Promise.allSettled(
       ids.map((id) =>
         this.leases.settle([id], async ([l]) => {
-          await this.finish((lock) => l!.job.moveToCompleted('delivered', lock, false));
+          await completeDelivered(this.p, l!);
           return l!;
         }),
       ),
@@ -245,8 +253,9 @@ export class BullmqOutbox implements Outbox {
     const done = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
     if (done.length > 0) {
       const bytes = done.reduce((n, l) => n + l.bytes, 0);
+      const owed = done.filter((l) => l.uncounted).length;
       this.p.budget.release(this.sink, bytes);
-      await this.count({ total_delivered: done.length, bytes: -bytes }, (m) => m.zrem(keys.enqueued, ...done.map((l) => l.job.id!)));
+      await this.count({ total_delivered: owed, bytes: -bytes }, (m) => m.zrem(keys.enqueued, ...done.map((l) => l.job.id!)));
     }
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw this.storeError(failed.reason);
@@ -344,29 +353,13 @@ export class BullmqOutbox implements Outbox {
     const at = Date.now();
     const done = await this.leases
       .settle([id], async ([l]) => {
-        await this.finish((lock) => l!.job.moveToFailed(err, lock, false));
+        await moveLocked(this.p.token, (lock) => l!.job.moveToFailed(err, lock, false));
         return l!.job;
       })
       .catch((cause: unknown) => Promise.reject(this.storeError(cause)));
     if (!done) return null;
     await this.count({ total_failed: 1 }, (m) => m.hset(keys.state, 'last_error', JSON.stringify({ message: err.message, at_unix_ms: at })));
     return done;
-  }
-
-  /**
-   * A job move under this instance's lock, or with none once that lock has expired: a
-   * lease held past lockDuration (a POST slower than that, a Redis outage that outlasted
-   * it) would otherwise never settle until a restart. Only this node leases its queues,
-   * so an expired lock was ours; a lock with another token is left alone.
-   */
-  private async finish<T>(move: (lock: string) => Promise<T>): Promise<T> {
-    try {
-      return await move(this.p.token);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('Missing lock for job')) throw err;
-      // BullMQ's scripts skip the lock check for the token "0".
-      return move('0');
-    }
   }
 
   /** Writes counter deltas with what earlier writes owe (OwedCounters). */
