@@ -51,13 +51,15 @@ export interface DeliveredJob {
 }
 
 /**
- * Counts the delivery of a leased job, then completes it. A completion Redis ran but
- * never answered finds the job gone when made again: it is done, and was counted
- * before it.
+ * Counts the delivery of a leased job (unless `count` is false), then completes it.
+ * A completion Redis ran but never answered finds the job gone when made again: it is
+ * done, and was counted before it.
  */
-export async function completeDelivered(p: { redis: Redis; keys: SinkKeys; token: string }, l: DeliveredJob): Promise<void> {
-  const counted = await countDelivered(p.redis, p.keys, l.job.id!);
-  if (counted !== 'gone') l.uncounted = counted === 'refused';
+export async function completeDelivered(p: { redis: Redis; keys: SinkKeys; token: string }, l: DeliveredJob, count: boolean): Promise<void> {
+  if (count) {
+    const counted = await countDelivered(p.redis, p.keys, l.job.id!);
+    if (counted !== 'gone') l.uncounted = counted === 'refused';
+  }
   await moveLocked(p.token, (lock) => l.job.moveToCompleted('delivered', lock, false)).catch((err: unknown) => {
     if (!isJobGone(err)) throw err;
   });

@@ -239,13 +239,17 @@ export class BullmqOutbox implements Outbox {
     }
   }
 
-  async ack(ids: readonly string[]): Promise<void> {
+  /**
+   * `count` false completes the jobs without counting them: their event was counted in
+   * another store (SpillOutbox). @defaultValue true
+   */
+  async ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
     this.assertOpen();
     const { keys } = this.p;
     const results = await Promise.allSettled(
       ids.map((id) =>
         this.leases.settle([id], async ([l]) => {
-          await completeDelivered(this.p, l!);
+          await completeDelivered(this.p, l!, count);
           return l!;
         }),
       ),
@@ -253,7 +257,7 @@ export class BullmqOutbox implements Outbox {
     const done = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
     if (done.length > 0) {
       const bytes = done.reduce((n, l) => n + l.bytes, 0);
-      const owed = done.filter((l) => l.uncounted).length;
+      const owed = count ? done.filter((l) => l.uncounted).length : 0;
       this.p.budget.release(this.sink, bytes);
       await this.count({ total_delivered: owed, bytes: -bytes }, (m) => m.zrem(keys.enqueued, ...done.map((l) => l.job.id!)));
     }

@@ -45,8 +45,8 @@ export class LateOutbox implements EvacuableOutbox {
     return this.call((o) => o.lease(max));
   }
 
-  ack(ids: readonly string[]): Promise<void> {
-    return this.call((o) => o.ack(ids));
+  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void> {
+    return this.call((o) => o.ack(ids, opts));
   }
 
   retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {

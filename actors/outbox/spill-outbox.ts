@@ -3,10 +3,20 @@ import type { StopDeadline } from '../engine/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
 
-/** A Redis outbox: it can hand its waiting entries over when it is out of memory. */
+/**
+ * A Redis outbox: it can hand its waiting entries over when it is out of memory, and
+ * complete entries without counting them (`count` false: the embedded store counts).
+ */
 export interface EvacuableOutbox extends Outbox {
   evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number>;
+  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
 }
+
+/**
+ * How many ids of events that may be in both stores are remembered: those of the
+ * appends under way when Redis stopped answering, a batch or a few per outage.
+ */
+const MAYBE_IN_BOTH_KEPT = 65_536;
 
 /** What Redis refuses, and the embedded store takes instead. */
 function redisRefused(err: unknown): err is OutboxUnavailable | OutboxWriteBlocked {
@@ -52,6 +62,13 @@ export class SpillOutbox implements Outbox {
   private lastProbe = 0;
   /** The store of the last gap recorded: a continuing range extends only a gap of the same store. */
   private lastGapIn: Outbox | null = null;
+  /**
+   * Ids the embedded store took after a Redis append failed that Redis may still run
+   * (a hung Redis answers it late): such an event may be delivered from both stores.
+   * The embedded copy counts in total_delivered; a Redis copy is completed uncounted,
+   * so one event is counted once. Oldest first, for the bound.
+   */
+  private readonly maybeInBoth = new Set<string>();
 
   constructor(
     private readonly primary: EvacuableOutbox,
@@ -75,7 +92,18 @@ export class SpillOutbox implements Outbox {
       if (!redisRefused(err)) throw err;
       if (err instanceof OutboxWriteBlocked) this.redisFull ??= { message: 'Redis is out of memory: events are kept in the embedded outbox', at_unix_ms: Date.now() };
       else this.redisDown = true;
-      await this.spill.append(err.unstored ?? entries);
+      const spilled = err.unstored ?? entries;
+      await this.spill.append(spilled);
+      // Out of memory is a refusal; an unanswered append may still run.
+      if (err instanceof OutboxUnavailable) this.rememberMaybeInBoth(spilled);
+    }
+  }
+
+  private rememberMaybeInBoth(entries: readonly OutboxAppend[]): void {
+    for (const e of entries) this.maybeInBoth.add(e.id);
+    for (const id of this.maybeInBoth) {
+      if (this.maybeInBoth.size <= MAYBE_IN_BOTH_KEPT) break;
+      this.maybeInBoth.delete(id);
     }
   }
 
@@ -140,11 +168,18 @@ export class SpillOutbox implements Outbox {
     return leased;
   }
 
-  /** An owner's ids are forgotten only once it recorded the ack, so an ack that failed (Redis down) can be made again. */
+  /**
+   * An owner's ids are forgotten only once it recorded the ack, so an ack that failed
+   * (Redis down) can be made again. An event in both stores is counted by the embedded
+   * one (see maybeInBoth).
+   */
   async ack(ids: readonly string[]): Promise<void> {
     const byOwner = new Map<Outbox, string[]>();
+    const inBoth = new Set<string>();
     for (const id of ids) {
-      for (const owner of this.owners.get(id)?.keys() ?? []) {
+      const owners = this.owners.get(id);
+      if (this.maybeInBoth.has(id) || owners?.has(this.spill)) inBoth.add(id);
+      for (const owner of owners?.keys() ?? []) {
         const owned = byOwner.get(owner);
         if (owned) owned.push(id);
         else byOwner.set(owner, [id]);
@@ -152,12 +187,21 @@ export class SpillOutbox implements Outbox {
     }
     const results = await Promise.allSettled(
       [...byOwner].map(async ([owner, owned]) => {
-        await owner.ack(owned);
+        await (owner === this.primary ? this.ackInRedis(owned, inBoth) : owner.ack(owned));
         for (const id of owned) this.settled(id, owner);
       }),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  private async ackInRedis(ids: readonly string[], inBoth: ReadonlySet<string>): Promise<void> {
+    const copies = ids.filter((id) => inBoth.has(id));
+    const own = ids.filter((id) => !inBoth.has(id));
+    await Promise.all([
+      own.length > 0 && this.primary.ack(own),
+      copies.length > 0 && this.primary.ack(copies, { count: false }),
+    ]);
   }
 
   async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {

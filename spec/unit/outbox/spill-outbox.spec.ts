@@ -5,6 +5,7 @@ import type { WeirConfig } from '../../../actors/config/schema.js';
 import { Secret } from '../../../actors/config/secret.js';
 import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';
 import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -88,15 +89,37 @@ test('a write block the embedded store was left with is not shown while Redis ta
   },
 }));
 
-test('an event kept in both stores is settled in both by one ack', withSink(async (sink) => {
+test('an event kept in both stores is settled in both by one ack, and counted once', withSink(async (sink) => {
   await sink.spill.append(entries(1, 1));
   // The append a hung Redis ran after all, once it had gone to the embedded store.
   await sink.primary.append(entries(1, 1));
   assert.equal(ids(await sink.outbox.lease(10)), ['ev-1'], 'the embedded copy');
   assert.equal(ids(await sink.outbox.lease(10)), ['ev-1'], 'the Redis copy');
   await sink.outbox.ack(['ev-1']);
-  assert.is((await sink.outbox.state()).pending, 0);
+  const s = await sink.outbox.state();
+  assert.equal([s.pending, s.total_delivered], [0, 1]);
   assert.equal(await sink.outbox.lease(10), []);
+}));
+
+test('an append Redis ran though the node saw it fail is counted once, its Redis copy delivered after the embedded one', withSink(async (sink) => {
+  // Redis runs the append, and the node sees it fail (its answer came too late).
+  const append = sink.primary.append.bind(sink.primary);
+  sink.primary.append = async (e) => {
+    await append(e);
+    throw new OutboxUnavailable('Command timed out');
+  };
+  await sink.outbox.append(entries(1, 2));
+  sink.primary.append = append;
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1', 'ev-2'], 'the embedded copies');
+  await sink.outbox.ack(['ev-1', 'ev-2']);
+  // Redis answers again: its copies are leased, and delivered again under the same ids.
+  await waitFor(async () => (await sink.outbox.state()).pending === 2, 5000, 'the Redis copies pending');
+  assert.equal(ids(await sink.outbox.lease(10)), ['ev-1', 'ev-2'], 'the Redis copies');
+  await sink.outbox.ack(['ev-1', 'ev-2']);
+  await sink.outbox.append(entries(3, 3));
+  await sink.outbox.ack(ids(await sink.outbox.lease(10)));
+  const s = await sink.outbox.state();
+  assert.equal([s.pending, s.total_delivered], [0, 3], 'three distinct events');
 }));
 
 test('an entry retried due at once and leased again before its retry was booked is still settled by its second verdict', withSink(async (sink) => {
