@@ -33,13 +33,17 @@ const tagOf = (s: unknown): unknown => (typeof s === 'object' && s !== null ? (s
 
 /**
  * The document a node runs on: the file's, with the applied sections over it. `log` is
- * merged over the file's (config.apply sets its level; its file stays the file's), the
+ * merged over the file's (config.apply sets its level; its file stays the file's), an
+ * applied `ipc_hook` takes the file's socket path (config.apply sets its timeout: a
+ * path it sent back must not hold the hook where the file no longer has it), and the
  * sink edits go over the resulting sink list.
  */
 export function mergeOverlay(file: Record<string, unknown>, overlay: Overlay): Merged {
   const { sink_edits: edits, ...sections } = overlay;
   const doc: Record<string, unknown> = { ...file, ...sections };
   if (isObject(file['log']) && isObject(sections.log)) doc['log'] = { ...file['log'], ...sections.log };
+  const hook = file['ipc_hook'];
+  if (isObject(hook) && isObject(sections.ipc_hook)) doc['ipc_hook'] = { ...sections.ipc_hook, path: hook['path'] };
   const listed = doc['event_sinks'] ?? [];
   // A list that is no list is left for the schema to name.
   if (!Array.isArray(listed)) return { doc, sinkOrigins: [] };

@@ -20,9 +20,12 @@ const isObject = (value: unknown): value is RawSink => typeof value === 'object'
  * alone must not open the node's environment and files to its holder. A secret given
  * as `{ env }` or `{ file }` would be read by the node (and whether it exists told in
  * the refusal); a JSONL path outside the state_dir, or a log file (taken at the next
- * start), would be appended to wherever the node's user can write. What the node runs
- * already (`running`, the merged document) may be sent back: a sink of the same tag
- * keeps its own, so a controller can return what it was given.
+ * start), would be appended to wherever the node's user can write; an IPC hook path
+ * would have the node connect to whatever Unix socket the request names and send it
+ * every new flow (its client, target, user), taking its answers as routing. What the
+ * node runs already (`running`, the merged document) may be sent back: a sink of the
+ * same tag keeps its own, the hook its path, so a controller can return what it was
+ * given.
  */
 export function applyGuards(request: ApplyRequest, running: Record<string, unknown>, places: ApplyPlaces): ConfigProblem[] {
   const current = Array.isArray(running['event_sinks']) ? running['event_sinks'] : [];
@@ -33,12 +36,22 @@ export function applyGuards(request: ApplyRequest, running: Record<string, unkno
     ...(request.edits?.upsert ?? []).map((sink, i) => ({ sink, at: `upsert_sinks[${i}]` })),
   ];
   const problems = sinks.flatMap(({ sink, at }) => (isObject(sink) ? sinkProblems(sink, at, byTag.get(sink['tag']), places) : []));
-  const log = request.sections.log;
-  const runningLog = running['log'];
-  if (isObject(log) && log['file'] !== undefined && !isDeepStrictEqual(log['file'], isObject(runningLog) ? runningLog['file'] : undefined)) {
-    problems.push({ path: 'log.file', message: 'config.apply sets the log level; the log file is set in the config file' });
+  const kept = (section: 'log' | 'ipc_hook', field: string): boolean => {
+    const requested = request.sections[section];
+    return !isObject(requested) || requested[field] === undefined || samePath(places.baseDir, requested[field], fieldOf(running[section], field));
+  };
+  if (!kept('log', 'file')) problems.push({ path: 'log.file', message: 'config.apply sets the log level; the log file is set in the config file' });
+  if (!kept('ipc_hook', 'path')) {
+    problems.push({ path: 'ipc_hook.path', message: 'config.apply sets the IPC hook\'s timeout and keeps its socket path; the path is set in the config file' });
   }
   return problems;
+}
+
+const fieldOf = (section: unknown, field: string): unknown => (isObject(section) ? section[field] : undefined);
+
+/** Whether two config paths name the same file, as the node resolves them. */
+function samePath(baseDir: string, a: unknown, b: unknown): boolean {
+  return typeof a === 'string' && typeof b === 'string' && path.resolve(baseDir, a) === path.resolve(baseDir, b);
 }
 
 function sinkProblems(sink: RawSink, at: string, before: RawSink | undefined, places: ApplyPlaces): ConfigProblem[] {
@@ -49,9 +62,8 @@ function sinkProblems(sink: RawSink, at: string, before: RawSink | undefined, pl
   }
   const file = sink['path'];
   if (sink['type'] === 'jsonl' && typeof file === 'string') {
-    const resolved = path.resolve(places.baseDir, file);
-    const kept = typeof before?.['path'] === 'string' && path.resolve(places.baseDir, before['path']) === resolved;
-    if (!kept && !inside(places.stateDir, resolved)) {
+    const kept = samePath(places.baseDir, file, before?.['path']);
+    if (!kept && !inside(places.stateDir, path.resolve(places.baseDir, file))) {
       problems.push({ path: `${at}.path`, message: `config.apply writes a JSONL sink inside node.state_dir (${places.stateDir}) only; other paths go in the config file` });
     }
   }

@@ -44,6 +44,18 @@ function loaded(source: ConfigSource): WeirConfig {
 
 const tags = (config: WeirConfig): string[] => config.event_sinks.map((s) => s.tag);
 
+test("an applied IPC hook timeout follows the file's socket path on reload; another path is refused", () => {
+  const f = configFile({ ...base(), ipc_hook: { path: './a.sock' } });
+  const source = new ConfigSource(f.file, f.stateDir);
+  loaded(source);
+  assert.ok(source.apply({ sections: { ipc_hook: { path: './a.sock', timeout_ms: 900 } } }).ok);
+  f.edit((doc) => (doc['ipc_hook'] = { path: './b.sock' }));
+  const hookOf = (config: WeirConfig): unknown => config.ipc_hook;
+  assert.equal(hookOf(loaded(source)), { path: path.join(path.dirname(f.file), 'b.sock'), timeout_ms: 900 });
+  const moved = source.apply({ sections: { ipc_hook: { path: './a.sock', timeout_ms: 800 } } });
+  assert.equal(moved.ok ? [] : moved.problems.map((p) => p.path), ['ipc_hook.path']);
+});
+
 test("a sink a controller upserted leaves the file's sinks to the file: an edit of them applies on reload", () => {
   const f = configFile(base());
   const source = new ConfigSource(f.file, f.stateDir);

@@ -6,19 +6,31 @@ import { ControlError } from '../../../actors/control/control-error.js';
 import { applyBody } from '../../../actors/control/config-apply.js';
 import { tempDir } from '../../support/temp-dir.js';
 
-function source(eventSinks: unknown[] = [], stateDir = tempDir()): ConfigSource {
+/** A node's config source; `more`: other sections of its document. */
+function source(eventSinks: unknown[] = [], stateDir = tempDir(), more: Record<string, unknown> = {}): ConfigSource {
   return new ConfigSource(null, stateDir, {
     node: { id: 'apply-node', state_dir: stateDir },
     control: { listen: '127.0.0.1:0', api_key: 'apply-key-0123456789' },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
     event_sinks: eventSinks,
+    ...more,
   });
 }
 
-test('config.apply takes the IPC hook, a hot section', () => {
-  const config = applyBody(source(), { ipc_hook: { path: '/run/hook.sock', timeout_ms: 50 } });
-  assert.equal(config.ipc_hook, { path: path.resolve('/run/hook.sock'), timeout_ms: 50 });
+test('config.apply takes the IPC hook, a hot section, with the socket path the node runs', () => {
+  const hook = path.join(tempDir(), 'hook.sock');
+  const config = applyBody(source([], tempDir(), { ipc_hook: { path: hook } }), { ipc_hook: { path: hook, timeout_ms: 50 } });
+  assert.equal(config.ipc_hook, { path: hook, timeout_ms: 50 });
+});
+
+test('config.apply refuses an IPC hook socket path the node does not run: the node would connect wherever the request says', () => {
+  const problem = { path: 'ipc_hook.path', message: "config.apply sets the IPC hook's timeout and keeps its socket path; the path is set in the config file" };
+  assert.equal(refusal(source(), { ipc_hook: { path: '/run/hook.sock', timeout_ms: 50 } }), { problems: [problem] }, 'a node without a hook');
+  const running = path.join(tempDir(), 'hook.sock');
+  const src = source([], tempDir(), { ipc_hook: { path: running } });
+  assert.equal(refusal(src, { ipc_hook: { path: path.join(tempDir(), 'other.sock') } }), { problems: [problem] }, 'a node whose hook is elsewhere');
+  assert.equal(applyBody(src, { ipc_hook: { path: running, timeout_ms: 70 } }).ipc_hook, { path: running, timeout_ms: 70 });
 });
 
 test('config.apply refuses sections that change only on restart, naming them', () => {
