@@ -4,7 +4,7 @@ import { relayResult } from '../flows/flow-result.js';
 import { socketMeter } from '../flows/socket-meter.js';
 import { UpgradeNotForwarded, writeAnswerHead } from './http-answer.js';
 import { ExchangeEnd } from './http-exchange.js';
-import { forwardHeaders } from './http-headers.js';
+import { originRequestHeaders } from './http-headers.js';
 import { answerStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
 import { proxyAuth } from './http-proxy-auth.js';
@@ -60,7 +60,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     createConnection: () => upstream,
     method: req.method,
     path: parsed.path,
-    headers: forwardHeaders(req),
+    headers: originRequestHeaders(req, parsed.authority),
     setHost: false,
   });
   // The one way out for an origin that fails or answers what cannot be passed on: a

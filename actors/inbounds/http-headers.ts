@@ -13,11 +13,15 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+const NONE: ReadonlySet<string> = new Set();
+const HOST: ReadonlySet<string> = new Set(['host']);
+
 /**
  * The end-to-end headers of a request or answer, as they came (name case, order,
- * repeats): the hop-by-hop ones, and those its Connection header names, are left out.
+ * repeats): the hop-by-hop ones, those its Connection header names, and `drop`
+ * (lower case) are left out.
  */
-export function forwardHeaders(msg: IncomingMessage): OutgoingHttpHeaders {
+export function forwardHeaders(msg: IncomingMessage, drop = NONE): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   const named = new Set(
     String(msg.headers.connection ?? '')
@@ -27,10 +31,21 @@ export function forwardHeaders(msg: IncomingMessage): OutgoingHttpHeaders {
   for (let i = 0; i < msg.rawHeaders.length; i += 2) {
     const name = msg.rawHeaders[i]!;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || named.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower) || named.has(lower) || drop.has(lower)) continue;
     const prev = headers[name];
     const value = msg.rawHeaders[i + 1]!;
     headers[name] = prev === undefined ? value : ([] as string[]).concat(prev as string | string[], value);
   }
   return headers;
+}
+
+/**
+ * The headers of a forwarded request: its end-to-end ones with Host made from the
+ * request target's authority, as a proxy must (RFC 9112 §3.2.2), not the client's.
+ * Routing matched the target: a Host of the client's choosing could name another site
+ * on the same address (a CDN's), one the rules block, and an HTTP/1.0 client may send
+ * none, which an HTTP/1.1 origin refuses.
+ */
+export function originRequestHeaders(req: IncomingMessage, authority: string): OutgoingHttpHeaders {
+  return { Host: authority, ...forwardHeaders(req, HOST) };
 }

@@ -11,8 +11,16 @@ export function authorityTarget(authority: string | undefined): Endpoint | null 
   return { host: (m[1] ?? m[2])!, port };
 }
 
+/** An absolute-form request target: where to dial, the path to ask for, and its authority for Host. */
+export interface AbsoluteTarget {
+  target: Endpoint;
+  path: string;
+  /** `host[:port]` as the target names it (no user info, no default port 80). */
+  authority: string;
+}
+
 /** Parses an absolute-form request target (`http://host[:port]/path`). */
-export function absoluteTarget(url: string | undefined): { target: Endpoint; path: string } | null {
+export function absoluteTarget(url: string | undefined): AbsoluteTarget | null {
   // WHATWG URL skips any run of slashes (and backslashes) after `http:`, so `http:///x`
   // would be host `x`: a target whose authority is empty names no host.
   if (!url || !/^http:\/\/[^/\\]/i.test(url)) return null;
@@ -25,6 +33,6 @@ export function absoluteTarget(url: string | undefined): { target: Endpoint; pat
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = parsed.port ? Number(parsed.port) : 80;
   if (!host || !isDialPort(port)) return null;
-  return { target: { host, port }, path: `${parsed.pathname}${parsed.search}` };
+  return { target: { host, port }, path: `${parsed.pathname}${parsed.search}`, authority: parsed.host };
 }
 

@@ -58,6 +58,11 @@ export class WireClient {
     return this.step(this.data.length);
   }
 
+  /** Everything the proxy sent on this connection so far, as text. */
+  get text(): string {
+    return this.data.toString('latin1');
+  }
+
   /** Writes `message` (requests to pipeline, say) without waiting for anything. */
   send(message: string): void {
     this.socket.write(message);

@@ -7,6 +7,8 @@ import { waitFor } from './wait-for.js';
 export interface OriginConnection {
   /** Request targets (path and query) served on this connection, in order. */
   paths: string[];
+  /** The Host header of each of those requests (undefined where it had none). */
+  hosts: (string | undefined)[];
   /** Everything the origin wrote: status lines, headers and bodies. */
   readonly bytesWritten: number;
   /** Everything the origin read: request lines, headers and bodies. */
@@ -35,7 +37,9 @@ export async function startOrigin(): Promise<Origin> {
   const conns: { socket: net.Socket; info: OriginConnection }[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://origin');
-    conns.find((c) => c.socket === req.socket)?.info.paths.push(req.url ?? '');
+    const served = conns.find((c) => c.socket === req.socket)?.info;
+    served?.paths.push(req.url ?? '');
+    served?.hosts.push(req.headers.host);
     const bytes = /^\/bytes\/(\d+)$/.exec(url.pathname);
     if (bytes) return sendBytes(res, Number(bytes[1]));
     if (url.pathname === '/silent') {
@@ -49,6 +53,7 @@ export async function startOrigin(): Promise<Origin> {
   server.on('connection', (socket) => {
     const info: OriginConnection = {
       paths: [],
+      hosts: [],
       get bytesWritten() {
         return socket.bytesWritten;
       },
