@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Per client connection: the ends of its open exchanges, in the order their requests came. */
-const openExchanges = new WeakMap<Socket, Set<() => void>>();
+/** Per client connection: its open exchanges and how to end each, in the order their requests came. */
+const openExchanges = new WeakMap<Socket, Map<ExchangeEnd, () => void>>();
 
 /**
  * The end of one request's exchange on a client connection: its response closed, or
@@ -20,17 +20,20 @@ export class ExchangeEnd {
   readonly over: Promise<void>;
   private done = false;
 
-  constructor(res: ServerResponse, client: Socket) {
+  constructor(
+    private readonly res: ServerResponse,
+    client: Socket,
+  ) {
     this.over = new Promise((resolve) => {
       const exchanges = exchangesOf(client);
       const end = (): void => {
         res.off('close', end);
-        exchanges.delete(end);
+        exchanges.delete(this);
         this.done = true;
         resolve();
       };
       res.once('close', end);
-      exchanges.add(end);
+      exchanges.set(this, end);
     });
   }
 
@@ -38,15 +41,31 @@ export class ExchangeEnd {
   get ended(): boolean {
     return this.done;
   }
+
+  /** Whether its request has been read whole (an answer may come before that). */
+  get requestRead(): boolean {
+    return this.res.req.complete;
+  }
 }
 
-function exchangesOf(client: Socket): Set<() => void> {
+/**
+ * Whether the client connection has exchanges open whose requests were read whole:
+ * bytes the parser refuses then belong to a later request, and the answers under way
+ * are owed to the client before that request's refusal.
+ */
+export function answersOwed(client: Socket): Promise<void> | null {
+  const open = [...(openExchanges.get(client)?.keys() ?? [])];
+  if (open.length === 0 || !open.every((e) => e.requestRead)) return null;
+  return Promise.all(open.map((e) => e.over)).then(() => undefined);
+}
+
+function exchangesOf(client: Socket): Map<ExchangeEnd, () => void> {
   let exchanges = openExchanges.get(client);
   if (!exchanges) {
-    const ends = new Set<() => void>();
-    client.once('close', () => ends.forEach((end) => end()));
-    openExchanges.set(client, ends);
-    exchanges = ends;
+    const open = new Map<ExchangeEnd, () => void>();
+    client.once('close', () => open.forEach((end) => end()));
+    openExchanges.set(client, open);
+    exchanges = open;
   }
   return exchanges;
 }

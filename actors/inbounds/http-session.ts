@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { endRefused } from '../net/end-refused.js';
+import { answersOwed } from './http-exchange.js';
 import { endWithStatus } from './http-replies.js';
 import { handleConnect } from './http-connect.js';
 import { handleForward } from './http-forward.js';
@@ -29,11 +31,31 @@ export function httpProxyServer(env: InboundEnv): Server {
     headArrived(req.socket);
     guard('http forward', handleForward(env, req, res), req.socket);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (refused.has(socket)) return;
+    refused.add(socket);
     env.log.debug({ code: err.code }, 'malformed http request');
-    endWithStatus(socket, err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
+    refuse(socket, err.code);
   });
   return server;
+}
+
+/** Connections refused already: the parser goes on failing on each later chunk. */
+const refused = new WeakSet<Socket>();
+
+/**
+ * Refuses what the parser could not read, after the answers still owed to requests it
+ * read before (pipelined ahead of it): written at once, the refusal went out in place
+ * of an answer its flow bills. Bytes after a request that said Connection: close are
+ * no request at all (RFC 9112 §9.6): the connection just closes after the answers.
+ * When the error lies in a request still being read (its body), no answer is owed in
+ * full and it is refused at once, as a request body that cannot be read never ends.
+ */
+function refuse(socket: Socket, code: string | undefined): void {
+  const owed = answersOwed(socket);
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  if (!owed) return endWithStatus(socket, status);
+  void owed.then(() => (code === 'HPE_CLOSED_CONNECTION' ? endRefused(socket) : endWithStatus(socket, status)));
 }
 
 /** The deadline of each connection's first request head; cleared when it is parsed. */
