@@ -10,7 +10,7 @@ import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
 import { BLOCKED, cancelledWhileOpening, failed } from './flow-result.js';
 import { extend } from './revise.js';
-import { clientOnlyTraffic, type ClientMark } from './socket-meter.js';
+import { clientOnlyTraffic, type ClientSpan } from './socket-meter.js';
 
 /** What the flow pipeline needs from the engine. */
 export interface FlowEnv {
@@ -34,8 +34,8 @@ export interface TcpFlowRequest {
   target: Endpoint;
   /** The client's connection: its process is looked up, a tunnel's first bytes sniffed. */
   client?: Socket;
-  /** Where this flow's share of a keep-alive client connection starts (HTTP). */
-  clientBase?: ClientMark;
+  /** This flow's share of a keep-alive client connection (HTTP). */
+  clientSpan?: ClientSpan;
   /** Settles when the client has gone: a flow still opening then ends `cancelled` at once. */
   left?: Promise<void>;
 }
@@ -91,7 +91,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
   const end = (result: FlowResult, route?: FlowRoute, failure = closedWhileOpening(req.target)): null => {
     if (result.outcome === 'blocked') refuse().blocked();
     else refuse().failed(failure);
-    actor.complete(env.now(), result, route, req.client && clientOnlyTraffic(req.client, req.clientBase));
+    actor.complete(env.now(), result, route, req.client && clientOnlyTraffic(req.client, req.clientSpan));
     return null;
   };
 

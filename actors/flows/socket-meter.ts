@@ -2,24 +2,43 @@ import type { Socket } from 'node:net';
 import type { FlowTraffic } from '../../streams/contract.js';
 import type { TrafficMeter } from './flow-actor.js';
 
-/** Byte counts of a client connection at some point: where one flow's share of it starts. */
+/** Byte counts of a client connection at some point: where one flow's share of it starts or ends. */
 export interface ClientMark {
   rx: number;
   tx: number;
 }
 
+/**
+ * The stretch of a client connection whose bytes are one flow's: from `from()` to
+ * `to()`, or on to the connection's current counts while `to()` is null. While `from()`
+ * is null the flow's share has not begun: a pipelined HTTP request whose predecessor
+ * has not ended yet has nothing of its own on the wire.
+ */
+export interface ClientSpan {
+  from(): ClientMark | null;
+  to(): ClientMark | null;
+}
+
 const START: ClientMark = { rx: 0, tx: 0 };
+/** A connection that is all one flow's. */
+export const WHOLE_CONNECTION: ClientSpan = { from: () => START, to: () => null };
+
+/** The part of the client's counts (`rx`, and `tx` as the caller reads it) in `span`. */
+function spanCount(span: ClientSpan, now: number, key: keyof ClientMark): number {
+  const from = span.from();
+  return from ? Math.max(0, (span.to()?.[key] ?? now) - from[key]) : 0;
+}
 
 /**
  * The counters of a flow that ended before it relayed (blocked, failed, cancelled): its
  * client's handshake and answer are all that crossed a boundary.
  */
-export function clientOnlyTraffic(client: Socket, clientBase: ClientMark = START): FlowTraffic {
+export function clientOnlyTraffic(client: Socket, span: ClientSpan = WHOLE_CONNECTION): FlowTraffic {
   return {
     bytes_up: 0,
     bytes_down: 0,
-    inbound_rx_bytes: client.bytesRead - clientBase.rx,
-    inbound_tx_bytes: client.bytesWritten - clientBase.tx,
+    inbound_rx_bytes: spanCount(span, client.bytesRead, 'rx'),
+    inbound_tx_bytes: spanCount(span, client.bytesWritten, 'tx'),
     outbound_rx_bytes: 0,
     outbound_tx_bytes: 0,
     packets_up: null,
@@ -33,13 +52,13 @@ function trafficOf(
   client: Socket,
   remote: Socket,
   tx: { client: number; remote: number },
-  clientBase: ClientMark,
+  span: ClientSpan,
 ): FlowTraffic {
   return {
     bytes_up: Math.max(0, payload.up),
     bytes_down: Math.max(0, payload.down),
-    inbound_rx_bytes: client.bytesRead - clientBase.rx,
-    inbound_tx_bytes: tx.client - clientBase.tx,
+    inbound_rx_bytes: spanCount(span, client.bytesRead, 'rx'),
+    inbound_tx_bytes: spanCount(span, tx.client, 'tx'),
     outbound_rx_bytes: remote.bytesRead,
     outbound_tx_bytes: tx.remote,
     packets_up: null,
@@ -50,14 +69,13 @@ function trafficOf(
 /**
  * The counters of a TCP flow, read from its two sockets: bytes_up/bytes_down are the
  * remote side's payload, the outbound's hop handshake left out; the boundary counters
- * are the sockets' own. `clientBase` is where this flow's share of a keep-alive client
- * connection starts.
+ * are the sockets' own. `span` is this flow's share of a keep-alive client connection.
  */
 export function socketTraffic(
   client: Socket,
   remote: Socket,
   handshake: { rx: number; tx: number },
-  clientBase: ClientMark = START,
+  span: ClientSpan = WHOLE_CONNECTION,
 ): () => FlowTraffic {
   return () =>
     trafficOf(
@@ -65,7 +83,7 @@ export function socketTraffic(
       client,
       remote,
       { client: client.bytesWritten, remote: remote.bytesWritten },
-      clientBase,
+      span,
     );
 }
 
@@ -100,12 +118,12 @@ export function tunnelTraffic(
   client: Socket,
   remote: Socket,
   handshake: { rx: number; tx: number },
-  clientBase: ClientMark = START,
+  span: ClientSpan = WHOLE_CONNECTION,
 ): TunnelTraffic {
   const relayFrom = client.bytesWritten;
   const read = (): FlowTraffic => {
     const tx = { client: handedOver(client), remote: handedOver(remote) };
-    return trafficOf({ up: tx.remote - handshake.tx, down: tx.client - relayFrom }, client, remote, tx, clientBase);
+    return trafficOf({ up: tx.remote - handshake.tx, down: tx.client - relayFrom }, client, remote, tx, span);
   };
   let frozen: FlowTraffic | null = null;
   return {
@@ -115,9 +133,9 @@ export function tunnelTraffic(
 }
 
 /** socketTraffic as a meter whose total is the sum of the four socket counters. */
-export function socketMeter(client: Socket, remote: Socket, handshake: { rx: number; tx: number }, clientBase?: ClientMark): TrafficMeter {
+export function socketMeter(client: Socket, remote: Socket, handshake: { rx: number; tx: number }, span?: ClientSpan): TrafficMeter {
   return {
     total: () => client.bytesRead + client.bytesWritten + remote.bytesRead + remote.bytesWritten,
-    read: socketTraffic(client, remote, handshake, clientBase),
+    read: socketTraffic(client, remote, handshake, span),
   };
 }

@@ -2,20 +2,20 @@ import type { Socket } from 'node:net';
 import type { OpenedFlow } from './flow-opener.js';
 import { relayResult } from './flow-result.js';
 import { forward, type Relayed } from './forward.js';
-import { tunnelTraffic, type ClientMark } from './socket-meter.js';
+import { tunnelTraffic, type ClientSpan } from './socket-meter.js';
 
 /**
  * Relays an established tunnel (SOCKS5 CONNECT, HTTP CONNECT) with plain forwarding:
  * nothing per chunk. Counters are the sockets' own, read when the flow is sampled and
- * frozen when the relay is cut (tunnelTraffic). `clientBase` is where
- * the tunnel's share of a client connection that carried HTTP requests before starts.
+ * frozen when the relay is cut (tunnelTraffic). `span` is the tunnel's share of a
+ * client connection that carried HTTP requests before it.
  */
-export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number, clientBase?: ClientMark): void {
+export function relayTunnel(client: Socket, flow: OpenedFlow, now: () => number, span?: ClientSpan): void {
   const remote = flow.dial.socket;
   let remoteError: Error | null = null;
   let open = 2;
 
-  const traffic = tunnelTraffic(client, remote, flow.dial.handshake, clientBase);
+  const traffic = tunnelTraffic(client, remote, flow.dial.handshake, span);
   const teardown = (): void => {
     traffic.freeze();
     client.destroy();

@@ -18,12 +18,12 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
   const auth = proxyAuth(env, req);
   if (!auth) return endWithStatus(socket, 407, PROXY_AUTHENTICATE);
   // The tunnel is the connection's last exchange: its counts start after the requests before it.
-  const { base } = clientShare(socket);
+  const { span } = clientShare(socket);
   // Bytes the client sent right after the CONNECT head belong to the tunnel (and are its first bytes to sniff).
   if (head.length > 0) socket.unshift(head);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket, clientBase: base, left: socketClosed(socket) },
+    { inbound: env.inbound, auth, source: peerOf(socket), target, client: socket, clientSpan: span, left: socketClosed(socket) },
     {
       succeeded: () => socket.write('HTTP/1.1 200 Connection Established\r\n\r\n'),
       blocked: () => endWithStatus(socket, 403),
@@ -31,5 +31,5 @@ export async function handleConnect(env: InboundEnv, req: IncomingMessage, socke
     },
   );
   if (!flow) return;
-  relayTunnel(socket, flow, env.flows.now, base);
+  relayTunnel(socket, flow, env.flows.now, span);
 }

@@ -36,7 +36,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   if (!auth) return answerStatus(res, 407, PROXY_AUTHENTICATE);
   const flow = await openTcpFlow(
     env.flows,
-    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client, clientBase: share.base, left: exchange.over },
+    { inbound: env.inbound, auth, source: peerOf(client), target: parsed.target, client, clientSpan: share.span, left: exchange.over },
     { blocked: () => answerStatus(res, 403), failed: (f) => answerStatus(res, failureStatus(f)) },
   );
   if (!flow) return;
@@ -50,7 +50,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // once, its exchange with it. A response queued behind another's cannot be skipped on
   // a pipelined connection, and its turn may never come: the requests ahead of it end
   // too, as when their client leaves.
-  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.base), () => {
+  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.span), () => {
     upstream.destroy();
     client.destroy();
   });

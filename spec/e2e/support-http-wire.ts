@@ -45,7 +45,7 @@ export class WireClient {
   async exchange(message: string): Promise<WireStep> {
     this.socket.write(message);
     for (;;) {
-      const end = this.answerEnd();
+      const end = answerEnd(this.data, this.taken);
       if (end !== null) return this.step(end);
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
@@ -61,6 +61,13 @@ export class WireClient {
   /** Everything the proxy sent on this connection so far, as text. */
   get text(): string {
     return this.data.toString('latin1');
+  }
+
+  /** The length of each whole answer the proxy sent on this connection so far, in order. */
+  answerLengths(): number[] {
+    const lengths: number[] = [];
+    for (let at = 0, end = answerEnd(this.data, 0); end !== null; at = end, end = answerEnd(this.data, at)) lengths.push(end - at);
+    return lengths;
   }
 
   /** Writes `message` (requests to pipeline, say) without waiting for anything. */
@@ -84,19 +91,6 @@ export class WireClient {
     return this.step(this.data.length);
   }
 
-  /** Where the answer after `taken` ends, once it is all here: a chunked body ends with its last chunk. */
-  private answerEnd(): number | null {
-    const headEnd = this.data.indexOf('\r\n\r\n', this.taken);
-    if (headEnd < 0) return null;
-    const head = this.data.toString('latin1', this.taken, headEnd);
-    if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
-      const last = this.data.indexOf('\r\n0\r\n\r\n', headEnd);
-      return last < 0 ? null : last + 7;
-    }
-    const end = headEnd + 4 + Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-    return this.data.length >= end ? end : null;
-  }
-
   private step(end: number): WireStep {
     const step = { sent: this.socket.bytesWritten - this.sentBefore, received: end - this.taken };
     this.taken = end;
@@ -109,4 +103,20 @@ export class WireClient {
 export function proxyGet(url: string, opts: { close?: boolean; auth?: string } = {}): string {
   const auth = opts.auth ? `Proxy-Authorization: Basic ${opts.auth}\r\n` : '';
   return `GET ${url} HTTP/1.1\r\nHost: ${new URL(url).host}\r\n${auth}${opts.close ? 'Connection: close\r\n' : ''}\r\n`;
+}
+
+/**
+ * Where the answer starting at `from` ends, once it is all in `data`: a chunked body ends
+ * with its last chunk, any other body Content-Length bytes after the head.
+ */
+function answerEnd(data: Buffer, from: number): number | null {
+  const headEnd = data.indexOf('\r\n\r\n', from);
+  if (headEnd < 0) return null;
+  const head = data.toString('latin1', from, headEnd);
+  if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+    const last = data.indexOf('\r\n0\r\n\r\n', headEnd);
+    return last < 0 ? null : last + 7;
+  }
+  const end = headEnd + 4 + Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+  return data.length >= end ? end : null;
 }
