@@ -27,9 +27,15 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // Marked when the answer is all written, ahead of Node's own 'finish' listener, which
   // starts the answer queued behind it on a pipelined connection: marked at the close
   // that follows, a queued answer's bytes fell in no flow. An exchange that never
-  // finishes (the client left, the flow closed) is marked at its end.
-  res.prependOnceListener('finish', share.ended);
-  void exchange.over.then(share.ended);
+  // finishes (the client left, the flow closed) is marked at its end. An answer that
+  // came before its request was all read (dropRest) is marked once the rest is read,
+  // which the next request would otherwise count.
+  const ended = (): void => {
+    if (req.complete || client.destroyed) share.ended();
+    else req.once('end', share.ended);
+  };
+  res.prependOnceListener('finish', ended);
+  void exchange.over.then(ended);
   const parsed = absoluteTarget(req.url);
   if (!parsed) return answerStatus(res, 400);
   const auth = proxyAuth(env, req);
@@ -43,6 +49,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const upstream = flow.dial.socket;
   let remoteError: Error | null = null;
   void exchange.over.then(() => {
+    dropRest(req);
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
   });
@@ -81,4 +88,16 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   outgoing.on('upgrade', () => fail(new UpgradeNotForwarded()));
   outgoing.on('error', fail);
   req.pipe(outgoing);
+}
+
+/**
+ * Reads and drops what is left of a request whose exchange ended first (the origin
+ * answered or failed before the body was all sent): its pipe to the origin is gone,
+ * and left unread it would stall the client connection, whose next request then never
+ * comes. Node does so itself only for a request nothing consumed.
+ */
+function dropRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  req.unpipe();
+  req.resume();
 }

@@ -31,6 +31,8 @@ export class WireClient {
       socket.on('error', reject);
       socket.on('close', () => resolve());
     });
+    // A reset nobody waits for is told by the step that meets it (until, last, leave).
+    this.closed.catch(() => undefined);
   }
 
   static open(proxy: string): Promise<WireClient> {
@@ -75,9 +77,14 @@ export class WireClient {
     this.socket.write(message);
   }
 
-  /** Waits until what came since the last step holds `text`. */
+  /** Waits until what came since the last step holds `text`; fails once the connection has closed without it. */
   async until(text: string): Promise<void> {
-    await waitFor(() => this.data.includes(text, this.taken), WAIT_MS, `an answer holding ${JSON.stringify(text)}`);
+    const what = `an answer holding ${JSON.stringify(text)}`;
+    await waitFor(() => {
+      if (this.data.includes(text, this.taken)) return true;
+      if (this.socket.destroyed) throw new Error(`the connection closed before ${what}`);
+      return false;
+    }, WAIT_MS, what);
   }
 
   /**
