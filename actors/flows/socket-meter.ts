@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import type { FlowTraffic } from '../../streams/contract.js';
-import type { TrafficMeter } from './flow-actor.js';
 
 /** Byte counts of a client connection at some point: where one flow's share of it starts or ends. */
 export interface ClientMark {
@@ -47,7 +46,7 @@ export function clientOnlyTraffic(client: Socket, span: ClientSpan = WHOLE_CONNE
 }
 
 /** A flow's counters from its payload counts and its sockets, each side's writes counted as given. */
-function trafficOf(
+export function trafficOf(
   payload: { up: number; down: number },
   client: Socket,
   remote: Socket,
@@ -67,33 +66,12 @@ function trafficOf(
 }
 
 /**
- * The counters of a TCP flow, read from its two sockets: bytes_up/bytes_down are the
- * remote side's payload, the outbound's hop handshake left out; the boundary counters
- * are the sockets' own. `span` is this flow's share of a keep-alive client connection.
- */
-export function socketTraffic(
-  client: Socket,
-  remote: Socket,
-  handshake: { rx: number; tx: number },
-  span: ClientSpan = WHOLE_CONNECTION,
-): () => FlowTraffic {
-  return () =>
-    trafficOf(
-      { up: remote.bytesWritten - handshake.tx, down: remote.bytesRead - handshake.rx },
-      client,
-      remote,
-      { client: client.bytesWritten, remote: remote.bytesWritten },
-      span,
-    );
-}
-
-/**
  * What a socket has handed to the kernel: its count of writes less what still waits in
  * it (buffered, or in a write the kernel has not taken yet). A socket counts a write
  * when it is queued, and one destroyed with writes waiting drops them yet goes on
  * counting the one that was under way.
  */
-function handedOver(s: Socket): number {
+export function handedOver(s: Socket): number {
   return s.bytesWritten - s.writableLength;
 }
 
@@ -129,13 +107,5 @@ export function tunnelTraffic(
   return {
     read: () => frozen ?? read(),
     freeze: () => void (frozen ??= read()),
-  };
-}
-
-/** socketTraffic as a meter whose total is the sum of the four socket counters. */
-export function socketMeter(client: Socket, remote: Socket, handshake: { rx: number; tx: number }, span?: ClientSpan): TrafficMeter {
-  return {
-    total: () => client.bytesRead + client.bytesWritten + remote.bytesRead + remote.bytesWritten,
-    read: socketTraffic(client, remote, handshake, span),
   };
 }

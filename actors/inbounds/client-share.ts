@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { ClientMark, ClientSpan } from '../flows/socket-meter.js';
+import { handedOver, type ClientMark, type ClientSpan } from '../flows/socket-meter.js';
 
 /** Where a request's share of a client connection ends; null until it has. */
 interface EndMark {
@@ -17,7 +17,11 @@ const FIRST: EndMark = { mark: { rx: 0, tx: 0 } };
 
 export interface ClientShare {
   span: ClientSpan;
-  /** Marks the end of this request's share (the first call counts). */
+  /**
+   * Marks the end of this request's share (the first call counts). What the client
+   * was sent counts as far as it was handed to the kernel: all of it once the answer
+   * finished, what left before the cut of one cut short.
+   */
   ended(): void;
 }
 
@@ -38,7 +42,7 @@ export function clientShare(client: Socket): ClientShare {
   return {
     span: { from: () => before.mark, to: () => own.mark },
     ended: () => {
-      own.mark ??= { rx: client.bytesRead, tx: client.bytesWritten };
+      own.mark ??= { rx: client.bytesRead, tx: handedOver(client) };
     },
   };
 }

@@ -1,8 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Per client connection: its open exchanges and how to end each, in the order their requests came. */
-const openExchanges = new WeakMap<Socket, Map<ExchangeEnd, () => void>>();
+/** How an open exchange is ended, and cut. */
+interface OpenExchange {
+  end(): void;
+  cut(): void;
+}
+
+/** Per client connection: its open exchanges, in the order their requests came. */
+const openExchanges = new WeakMap<Socket, Map<ExchangeEnd, OpenExchange>>();
 
 /**
  * The end of one request's exchange on a client connection: its response closed, or
@@ -19,6 +25,7 @@ const openExchanges = new WeakMap<Socket, Map<ExchangeEnd, () => void>>();
 export class ExchangeEnd {
   readonly over: Promise<void>;
   private done = false;
+  private readonly cutListeners: (() => void)[] = [];
 
   constructor(
     private readonly res: ServerResponse,
@@ -33,8 +40,18 @@ export class ExchangeEnd {
         resolve();
       };
       res.once('close', end);
-      exchanges.set(this, end);
+      exchanges.set(this, { end, cut: () => this.cutListeners.forEach((listener) => listener()) });
     });
+  }
+
+  /**
+   * Runs `listener` at once when the client connection fails (a reset) while this
+   * exchange is open, before `over`: the connection is destroyed then, and by its
+   * close it no longer holds what waited in it to be sent, yet still counts a write
+   * that was under way as written. What the client was handed is read here.
+   */
+  onCut(listener: () => void): void {
+    this.cutListeners.push(listener);
   }
 
   /** Whether `over` has resolved, for a step that must not start after it. */
@@ -59,11 +76,12 @@ export function answersOwed(client: Socket): Promise<void> | null {
   return Promise.all(open.map((e) => e.over)).then(() => undefined);
 }
 
-function exchangesOf(client: Socket): Map<ExchangeEnd, () => void> {
+function exchangesOf(client: Socket): Map<ExchangeEnd, OpenExchange> {
   let exchanges = openExchanges.get(client);
   if (!exchanges) {
-    const open = new Map<ExchangeEnd, () => void>();
-    client.once('close', () => open.forEach((end) => end()));
+    const open = new Map<ExchangeEnd, OpenExchange>();
+    client.once('error', () => open.forEach((e) => e.cut()));
+    client.once('close', () => open.forEach((e) => e.end()));
     openExchanges.set(client, open);
     exchanges = open;
   }

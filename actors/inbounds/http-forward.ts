@@ -1,9 +1,9 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
-import { socketMeter } from '../flows/socket-meter.js';
 import { UpgradeNotForwarded, writeAnswerHead } from './http-answer.js';
 import { ExchangeEnd } from './http-exchange.js';
+import { forwardTraffic } from './http-forward-traffic.js';
 import { originRequestHeaders } from './http-headers.js';
 import { answerStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
 import type { InboundEnv } from './inbound-env.js';
@@ -15,7 +15,8 @@ import { peerOf } from './tcp-listener.js';
 /**
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
  * own upstream connection; the client connection stays keep-alive. bytes_down is what
- * the origin sent (status line, headers and body), bytes_up what was sent to it. The
+ * the origin sent (status line, headers and body), bytes_up what was sent to it, each
+ * as far as it was relayed (forwardTraffic). The
  * flow completes once, when its exchange with the client ends (ExchangeEnd), whatever
  * ended it: the answer sent, the client gone, the origin's failure answered with 502.
  */
@@ -35,6 +36,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
     else req.once('end', share.ended);
   };
   res.prependOnceListener('finish', ended);
+  exchange.onCut(ended);
   void exchange.over.then(ended);
   const parsed = absoluteTarget(req.url);
   if (!parsed) return answerStatus(res, 400);
@@ -47,8 +49,11 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   );
   if (!flow) return;
   const upstream = flow.dial.socket;
+  const traffic = forwardTraffic(client, upstream, flow.dial.handshake, share.span, res);
   let remoteError: Error | null = null;
+  exchange.onCut(traffic.freeze);
   void exchange.over.then(() => {
+    traffic.freeze();
     dropRest(req);
     upstream.destroy();
     flow.actor.complete(env.flows.now(), relayResult(flow, remoteError));
@@ -57,7 +62,8 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // once, its exchange with it. A response queued behind another's cannot be skipped on
   // a pipelined connection, and its turn may never come: the requests ahead of it end
   // too, as when their client leaves.
-  flow.actor.attach(socketMeter(client, upstream, flow.dial.handshake, share.span), () => {
+  flow.actor.attach(traffic, () => {
+    traffic.freeze();
     upstream.destroy();
     client.destroy();
   });
@@ -75,11 +81,13 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   const fail = (err: Error): void => {
     if (remoteError || exchange.ended) return;
     remoteError = err;
+    traffic.freeze();
     upstream.destroy();
     answerStatus(res, 502);
   };
   outgoing.on('response', (answer) => {
     answer.on('error', fail);
+    traffic.answering(answer);
     const unusable = writeAnswerHead(res, answer);
     if (unusable) return fail(unusable);
     answer.pipe(res);

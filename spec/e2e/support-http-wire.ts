@@ -87,6 +87,11 @@ export class WireClient {
     }, WAIT_MS, what);
   }
 
+  /** Stops reading: what the proxy sends from now on backs up in the sockets. */
+  pause(): void {
+    this.socket.pause();
+  }
+
   /**
    * Leaves the connection with a FIN, or resets it, and waits for it to close: what was
    * sent and received since the last step, answers cut short included.
