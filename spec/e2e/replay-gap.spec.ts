@@ -67,14 +67,19 @@ async function rawStream(control: string, query: string, headers: Record<string,
   assert.is(res.status, 200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
+  const snapshotFrame = /event: flow\.snapshot\ndata: [^\n]*\n\n/;
   let text = '';
-  while (!/event: flow\.snapshot\ndata: [^\n]*\n\n/.test(text)) {
+  let snapshot: RegExpExecArray | null = null;
+  while (!(snapshot = snapshotFrame.exec(text))) {
     const { value, done } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
   }
   await reader.cancel();
-  return { gap: res.headers.get('weir-replay-gap'), blocks: blocksOf(text) };
+  // A live event (stats.sampled) may come in the same chunk right after the snapshot: the
+  // blocks end with the snapshot's frame.
+  const upToSnapshot = snapshot ? text.slice(0, snapshot.index + snapshot[0].length) : text;
+  return { gap: res.headers.get('weir-replay-gap'), blocks: blocksOf(upToSnapshot) };
 }
 
 const sequencesFrom = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
