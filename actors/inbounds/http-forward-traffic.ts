@@ -18,11 +18,12 @@ export interface ForwardTraffic extends TrafficMeter {
  * what waits unparsed in the upstream socket and unread in the answer (the relay
  * pauses both while the client does not take the answer) and, when the exchange is
  * cut before the answer was all written out, its bytes still waiting for the client
- * (in the response, or in the client socket's queue). bytes_up, and outbound_tx_bytes, are what was handed to
- * the kernel for the origin: an origin that stops reading an upload leaves the rest
- * queued in the node, dropped with the connection. A download the client stopped
- * reading and then reset, or an upload refused early, was billed with all of it.
- * The inbound counters are the flow's span of the client connection.
+ * (in the response, or in the client socket's queue). bytes_up, and
+ * outbound_tx_bytes, are what was handed to the kernel for the origin: an origin that
+ * stops reading an upload leaves the rest queued in the node, dropped with the
+ * connection. A download the client stopped reading and then reset, or an upload
+ * refused early, was billed with all of it. The inbound counters are the flow's span
+ * of the client connection.
  */
 export function forwardTraffic(
   client: Socket,
