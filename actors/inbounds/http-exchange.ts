@@ -40,15 +40,16 @@ export class ExchangeEnd {
         resolve();
       };
       res.once('close', end);
-      exchanges.set(this, { end, cut: () => this.cutListeners.forEach((listener) => listener()) });
+      exchanges.set(this, { end, cut: () => this.cutListeners.splice(0).forEach((listener) => listener()) });
     });
   }
 
   /**
-   * Runs `listener` at once when the client connection fails (a reset) while this
-   * exchange is open, before `over`: the connection is destroyed then, and by its
-   * close it no longer holds what waited in it to be sent, yet still counts a write
-   * that was under way as written. What the client was handed is read here.
+   * Runs `listener` at once when the client connection is cut (a reset, or
+   * cutConnection) while this exchange is open, before `over`: the connection is
+   * destroyed then, and by its close it no longer holds what waited in it to be sent,
+   * yet still counts a write that was under way as written. What the client was
+   * handed is read here.
    */
   onCut(listener: () => void): void {
     this.cutListeners.push(listener);
@@ -76,11 +77,16 @@ export function answersOwed(client: Socket): Promise<void> | null {
   return Promise.all(open.map((e) => e.over)).then(() => undefined);
 }
 
+/** Cuts every open exchange of a client connection the node is about to destroy (onCut). */
+export function cutConnection(client: Socket): void {
+  openExchanges.get(client)?.forEach((e) => e.cut());
+}
+
 function exchangesOf(client: Socket): Map<ExchangeEnd, OpenExchange> {
   let exchanges = openExchanges.get(client);
   if (!exchanges) {
     const open = new Map<ExchangeEnd, OpenExchange>();
-    client.once('error', () => open.forEach((e) => e.cut()));
+    client.once('error', () => cutConnection(client));
     client.once('close', () => open.forEach((e) => e.end()));
     openExchanges.set(client, open);
     exchanges = open;

@@ -2,7 +2,7 @@ import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { openTcpFlow } from '../flows/flow-opener.js';
 import { relayResult } from '../flows/flow-result.js';
 import { UpgradeNotForwarded, writeAnswerHead } from './http-answer.js';
-import { ExchangeEnd } from './http-exchange.js';
+import { cutConnection, ExchangeEnd } from './http-exchange.js';
 import { forwardTraffic } from './http-forward-traffic.js';
 import { originRequestHeaders } from './http-headers.js';
 import { answerStatus, failureStatus, PROXY_AUTHENTICATE } from './http-replies.js';
@@ -16,9 +16,9 @@ import { peerOf } from './tcp-listener.js';
  * Plain HTTP forwarding (absolute-form requests). Each request is one flow with its
  * own upstream connection; the client connection stays keep-alive. bytes_down is what
  * the origin sent (status line, headers and body), bytes_up what was sent to it, each
- * as far as it was relayed (forwardTraffic). The
- * flow completes once, when its exchange with the client ends (ExchangeEnd), whatever
- * ended it: the answer sent, the client gone, the origin's failure answered with 502.
+ * as far as it was relayed (forwardTraffic). The flow completes once, when its
+ * exchange with the client ends (ExchangeEnd), whatever ended it: the answer sent,
+ * the client gone, the origin's failure answered with 502.
  */
 export async function handleForward(env: InboundEnv, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const client = req.socket;
@@ -63,7 +63,7 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // a pipelined connection, and its turn may never come: the requests ahead of it end
   // too, as when their client leaves.
   flow.actor.attach(traffic, () => {
-    traffic.freeze();
+    cutConnection(client);
     upstream.destroy();
     client.destroy();
   });

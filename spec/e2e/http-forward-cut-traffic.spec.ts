@@ -2,10 +2,11 @@ import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { directRelayed } from '../support/direct-download.js';
-import { assertFlow, recordOf } from '../support/flow-expect.js';
+import { assertFlow, recordOf, type FlowExpectation } from '../support/flow-expect.js';
 import { fixture } from '../support/fixture.js';
-import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { runWeir } from '../support/weir-bin.js';
 import { proxyGet, WireClient } from './support-http-wire.js';
 
 /**
@@ -68,25 +69,47 @@ const setup = proxyFixture(test, { inbounds: [{ type: 'http', tag: HTTP.tag }] }
 const streaming = fixture(test, () => oneShotOrigin('stream'), async (o) => o.close());
 const refusing = fixture(test, () => oneShotOrigin('refuse'), async (o) => o.close());
 
-test('bytes_down of a download the client stops reading and resets is what was passed on to it', async () => {
+/**
+ * A download the client stops reading, cut by `cut` (given the flow's id): its
+ * bytes_down bills the body the client connection was handed, no more, and what was
+ * read from the origin and never passed on is left out.
+ */
+async function stalledDownload(cut: (wire: WireClient, flowId: string) => Promise<unknown>, expect: Partial<FlowExpectation> = {}): Promise<void> {
   const { events, proxy } = await setup();
   const origin = await streaming();
   const known = knownFlows(events);
   const wire = await WireClient.open(proxy(HTTP.tag));
   wire.send(proxyGet(`http://127.0.0.1:${origin.port}/download`));
+  const flowId = await nextRoutedFlowId(events, known);
   await wire.until('bbbb');
   wire.pause();
   await new Promise((resolve) => setTimeout(resolve, 500));
-  await wire.leave('rst');
+  await cut(wire, flowId);
 
   const flow = await nextFlow(events, known);
-  assertFlow(flow, directRelayed(HTTP, origin.port));
+  await wire.leave('rst');
+  assertFlow(flow, { ...directRelayed(HTTP, origin.port), ...expect });
   const t = recordOf(flow.completed).traffic;
   const proxyHead = wire.text.indexOf('\r\n\r\n') + 4;
   const billedBody = t.bytes_down - BIG_HEAD.length;
   const handedBody = t.inbound_tx_bytes - proxyHead;
   assert.is(billedBody, handedBody, `billed ${billedBody} body bytes, ${handedBody} handed to the client (over by ${billedBody - handedBody})`);
   assert.ok(t.bytes_down < t.outbound_rx_bytes, `what was read from the origin and never passed on is not in bytes_down (${t.bytes_down} < ${t.outbound_rx_bytes})`);
+}
+
+test('bytes_down of a download the client stops reading and resets is what was passed on to it', async () => {
+  await stalledDownload((wire) => wire.leave('rst'));
+});
+
+test('bytes_down of a download closed by flows.close while the client is not reading is what was passed on to it', async () => {
+  const { node } = await setup();
+  await stalledDownload(
+    async (_, flowId) => {
+      const close = await runWeir(['flows', 'close', flowId, '-c', node.configPath]);
+      assert.is(close.code, 0, close.stderr);
+    },
+    { outcome: 'cancelled', close_reason: 'manual' },
+  );
 });
 
 test('bytes_up of an upload the origin stops reading is what was handed on to it', async () => {
