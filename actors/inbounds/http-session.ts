@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { endRefused } from '../net/end-refused.js';
 import { answersOwed } from './http-exchange.js';
@@ -27,10 +27,14 @@ export function httpProxyServer(env: InboundEnv): Server {
     headArrived(socket);
     guard('http connect', handleConnect(env, req, socket, head), socket);
   });
-  server.on('request', (req, res) => {
+  const forward = (req: IncomingMessage, res: ServerResponse): void => {
     headArrived(req.socket);
     guard('http forward', handleForward(env, req, res), req.socket);
-  });
+  };
+  server.on('request', forward);
+  // Listened for, so that Node does not answer `Expect: 100-continue` itself: the
+  // origin does, or the node's own refusal (handleForward).
+  server.on('checkContinue', forward);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (refused.has(socket)) return;
     refused.add(socket);

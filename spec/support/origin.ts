@@ -31,7 +31,9 @@ export interface Origin {
  * ignored except where named, so tests can make each target unique):
  * - `/bytes/N`: 200 with an N-byte body;
  * - `/silent`: 200 and a 6-byte chunk, then nothing, never ending;
- * - `/trickle?chunks=C&size=S&every_ms=T`: C chunks of S bytes, one every T ms.
+ * - `/trickle?chunks=C&size=S&every_ms=T`: C chunks of S bytes, one every T ms;
+ * - `/upload`: reads the whole request body, then 200 with its length as the body
+ *   (an `Expect: 100-continue` is answered 100 Continue first, by Node).
  */
 export async function startOrigin(): Promise<Origin> {
   const conns: { socket: net.Socket; info: OriginConnection }[] = [];
@@ -48,6 +50,7 @@ export async function startOrigin(): Promise<Origin> {
       return;
     }
     if (url.pathname === '/trickle') return trickle(res, url.searchParams);
+    if (url.pathname === '/upload') return countUpload(req, res);
     res.writeHead(404, { 'Content-Length': '0' }).end();
   });
   server.on('connection', (socket) => {
@@ -91,6 +94,17 @@ export async function startOrigin(): Promise<Origin> {
 function sendBytes(res: http.ServerResponse, n: number): void {
   res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(n) });
   res.end(Buffer.alloc(n, 'x'));
+}
+
+function countUpload(req: http.IncomingMessage, res: http.ServerResponse): void {
+  let length = 0;
+  req.on('data', (chunk: Buffer) => (length += chunk.length));
+  req.on('end', () => sendText(res, String(length)));
+}
+
+function sendText(res: http.ServerResponse, text: string): void {
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': String(text.length) });
+  res.end(text);
 }
 
 function trickle(res: http.ServerResponse, params: URLSearchParams): void {
