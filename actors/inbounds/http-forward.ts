@@ -95,7 +95,8 @@ export async function handleForward(env: InboundEnv, req: IncomingMessage, res: 
   // The origin's 100 Continue to `Expect: 100-continue`, which is the origin's to give
   // (RFC 9110 §10.1.1): the client holds its body back until it comes. A refusal the
   // node can tell from the head (403, 407) went out instead, with no 100 before it.
-  outgoing.on('continue', () => res.writeContinue());
+  // An HTTP/1.0 client gets none: it knows no 1xx answers (RFC 9110 §15.2).
+  if (req.httpVersion !== '1.0') outgoing.on('continue', () => res.writeContinue());
   // A 101 with Upgrade and Connection: upgrade comes here instead of as a response.
   outgoing.on('upgrade', () => fail(new UpgradeNotForwarded()));
   outgoing.on('error', fail);

@@ -82,6 +82,14 @@ test("passes on the origin's 100 Continue, then the body and the answer", async 
   assert.equal([recordOf(flow.completed).traffic.bytes_down, recordOf(flow.completed).traffic.bytes_up], [conn.bytesWritten, conn.bytesRead]);
 });
 
+test('passes no 100 Continue on to an HTTP/1.0 client, which knows no 1xx answers', async () => {
+  const { origin, proxy } = await setup();
+  const wire = await WireClient.open(proxy(HTTP.tag));
+  const url = origin.url('/upload?case=expect-http10');
+  await wire.last(`POST ${url} HTTP/1.0\r\nContent-Length: ${BODY}\r\nExpect: 100-continue\r\n\r\n${'b'.repeat(BODY)}`);
+  assert.match(wire.text, new RegExp(`^HTTP/1\\.1 200 OK\r\n[^]*\r\n\r\n${BODY}$`), JSON.stringify(wire.text));
+});
+
 test('stops with every flow completed once', async () => {
   const { node, events } = await setup();
   await stopAndAudit(node, events);
