@@ -16,16 +16,28 @@ import type { SecretSchema } from './schema-secrets.js';
 /** Outbound types that can be a hop of a chain. */
 export const HOP_TYPES: readonly string[] = ['socks', 'http'];
 
+/** RFC 1929 gives a SOCKS5 username and password one length byte each: at most this many UTF-8 bytes. */
+export const MAX_SOCKS5_CREDENTIAL_BYTES = 255;
+
+/** Refuses a SOCKS5 credential the hop could not be sent; the message gives its length, never its value. */
+function socks5Sendable(what: 'username' | 'password', value: string, ctx: z.RefinementCtx): void {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > MAX_SOCKS5_CREDENTIAL_BYTES) {
+    ctx.addIssue({ code: 'custom', message: `a SOCKS5 ${what} is at most ${MAX_SOCKS5_CREDENTIAL_BYTES} bytes (it is ${bytes})` });
+  }
+}
+
 function upstreamProxyOf<T extends 'socks' | 'http'>(type: T, secret: SecretSchema) {
+  // Sent to the upstream proxy as UTF-8 (SOCKS5 sub-negotiation, Proxy-Authorization).
+  const username = wellFormedString().min(1);
   return z
     .strictObject({
       type: z.literal(type),
       tag: tagSchema,
       server: hostSchema.describe('Host name or IP of the upstream proxy.'),
       port: dialPortSchema,
-      // Sent to the upstream proxy as UTF-8 (SOCKS5 sub-negotiation, Proxy-Authorization).
-      username: wellFormedString().min(1).optional(),
-      password: secret.optional(),
+      username: (type === 'socks' ? username.superRefine((u, ctx) => socks5Sendable('username', u, ctx)) : username).optional(),
+      password: (type === 'socks' ? secret.superRefine((p, ctx) => socks5Sendable('password', p.reveal(), ctx)) : secret).optional(),
     })
     .refine(
       (o) => (o.username === undefined) === (o.password === undefined),

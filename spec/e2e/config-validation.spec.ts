@@ -104,6 +104,31 @@ function loneSurrogates(stateDir: string, redisUrl: string): Record<string, unkn
   };
 }
 
+test('validate and run refuse SOCKS5 credentials over 255 bytes at their path, without their value', async () => {
+  // RFC 1929 gives each one length byte: the node crashed on the first flow through such a hop.
+  const username = 'u'.repeat(256);
+  const password = 'p\u00e9'.repeat(150);
+  const stateDir = path.join(dir, 'long-credentials');
+  const file = writeConfig('long-credentials.json', {
+    ...e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'in', listen: '127.0.0.1', port: await freePort() }] }),
+    outbounds: [
+      { type: 'direct', tag: 'direct' },
+      { type: 'socks', tag: 'hop', server: '127.0.0.1', port: 1080, username, password },
+      // An HTTP hop's Basic credentials have no such bound.
+      { type: 'http', tag: 'http-hop', server: '127.0.0.1', port: 3128, username, password },
+    ],
+  });
+  const [validated, ran] = await Promise.all([runWeir(['validate', file]), runWeir(['run', '-c', file])]);
+  assert.is(validated.code, 1, validated.stdout);
+  assert.equal(problemLines(validated.stderr).sort(), [
+    'outbounds[1].password: a SOCKS5 password is at most 255 bytes (it is 450)',
+    'outbounds[1].username: a SOCKS5 username is at most 255 bytes (it is 256)',
+  ]);
+  assert.is(ran.code, 1);
+  assert.is(ran.stderr, validated.stderr, 'run prints what validate prints');
+  assert.not.ok(validated.stderr.includes(password), 'the password is in no message');
+});
+
 const surrogateLine = (at: string, unit: string, index: number): string =>
   `${at}: must be well-formed Unicode: it has a lone UTF-16 surrogate (\\u${unit} at index ${index}), which Redis keys, file names and headers cannot carry`;
 
