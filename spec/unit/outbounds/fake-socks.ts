@@ -10,6 +10,12 @@ export interface FakeSocksOptions {
   afterReply?: string;
   /** Answers the greeting with these bytes and closes instead of speaking SOCKS5. */
   greetingAnswer?: Buffer;
+  /** Chooses this method whatever the client offered; username/password is then refused. */
+  chooseMethod?: number;
+  /** Answers the CONNECT with these bytes and closes (not a SOCKS5 reply, or not one the fake knows). */
+  connectAnswer?: Buffer;
+  /** Sent instead of the usual success reply, then the tunnel is relayed as after it. */
+  successReply?: Buffer;
 }
 
 export interface FakeSocks extends Loopback {
@@ -30,6 +36,15 @@ async function readRequest(reader: ByteReader): Promise<{ host: string; port: nu
   return { host, port: (await reader.take(2)).readUInt16BE(0) };
 }
 
+/** Reads a username/password request (RFC 1929) and records it as `user:password`. */
+async function readLogin(fake: FakeSocks, reader: ByteReader): Promise<string> {
+  const [, ulen] = await reader.take(2);
+  const username = (await reader.take(ulen!)).toString();
+  const password = (await reader.take((await reader.take(1))[0]!)).toString();
+  fake.logins.push(`${username}:${password}`);
+  return `${username}:${password}`;
+}
+
 async function converse(fake: FakeSocks, opts: FakeSocksOptions, client: net.Socket): Promise<void> {
   const reader = new ByteReader(client);
   const [, count] = await reader.take(2);
@@ -38,15 +53,16 @@ async function converse(fake: FakeSocks, opts: FakeSocksOptions, client: net.Soc
     client.end(opts.greetingAnswer);
     return;
   }
+  if (opts.chooseMethod !== undefined) {
+    client.write(Buffer.from([5, opts.chooseMethod]));
+    if (opts.chooseMethod === 2) await readLogin(fake, reader);
+    return void client.end(Buffer.from([1, 1]));
+  }
   if (opts.user) {
     if (!methods.includes(2)) return void client.end(Buffer.from([5, 0xff]));
     client.write(Buffer.from([5, 2]));
-    const [, ulen] = await reader.take(2);
-    const username = (await reader.take(ulen!)).toString();
-    const password = (await reader.take((await reader.take(1))[0]!)).toString();
-    fake.logins.push(`${username}:${password}`);
-    const ok = username === opts.user.username && password === opts.user.password;
-    if (!ok) return void client.end(Buffer.from([1, 1]));
+    const login = await readLogin(fake, reader);
+    if (login !== `${opts.user.username}:${opts.user.password}`) return void client.end(Buffer.from([1, 1]));
     client.write(Buffer.from([1, 0]));
   } else {
     client.write(Buffer.from([5, 0]));
@@ -54,7 +70,8 @@ async function converse(fake: FakeSocks, opts: FakeSocksOptions, client: net.Soc
   const dest = await readRequest(reader);
   fake.requests.push(`${dest.host}:${dest.port}`);
   if (opts.reply) return void client.end(Buffer.from([5, opts.reply, 0, 1, 0, 0, 0, 0, 0, 0]));
-  bridge(reader, client, dest, Buffer.concat([SUCCESS, Buffer.from(opts.afterReply ?? '')]));
+  if (opts.connectAnswer) return void client.end(opts.connectAnswer);
+  bridge(reader, client, dest, Buffer.concat([opts.successReply ?? SUCCESS, Buffer.from(opts.afterReply ?? '')]));
 }
 
 /** A scripted SOCKS5 server that relays CONNECTs for real. */

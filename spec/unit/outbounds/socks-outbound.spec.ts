@@ -6,7 +6,7 @@ import { SocksOutbound } from '../../../actors/outbounds/socks-outbound.js';
 import { freePort } from '../../support/free-port.js';
 import { fakeSocks } from './fake-socks.js';
 import { failureOf } from './failure-of.js';
-import { greetingOrigin, readBytes } from './loopback.js';
+import { ByteReader, bridge, greetingOrigin, readBytes, serve } from './loopback.js';
 
 const GREETING = 'hello from origin\n';
 const OPTS = { connectTimeoutMs: 2000 };
@@ -105,7 +105,7 @@ test('an answer that is not SOCKS5 is HOP_PROTOCOL_ERROR', async () => {
   const hop = await fakeSocks({ greetingAnswer: Buffer.from('HTTP/1.1 400 Bad Request\r\n\r\n') });
   const failure = await failureOf(socks(hop.port).dial({ host: '127.0.0.1', port: 9 }, OPTS));
   assert.is(failure.code, 'HOP_PROTOCOL_ERROR');
-  assert.match(failure.message, 'invalid Socks5 initial handshake');
+  assert.match(failure.message, 'answered the greeting with something that is not SOCKS5 (version 72)');
   await hop.close();
 });
 
@@ -114,6 +114,50 @@ test('a hop that closes mid-handshake is HOP_CLOSED', async () => {
   const failure = await failureOf(socks(hop.port).dial({ host: '127.0.0.1', port: 9 }, OPTS));
   assert.is(failure.code, 'HOP_CLOSED');
   assert.match(failure.message, 'closed the connection during the SOCKS5 handshake');
+  await hop.close();
+});
+
+test('takes a hop whose answers come one byte at a time, and a reply with a domain bound address', async () => {
+  const origin = await greetingOrigin(GREETING);
+  const trickle = async (socket: import('node:net').Socket, bytes: number[]): Promise<void> => {
+    for (const b of bytes) {
+      socket.write(Buffer.from([b]));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const hop = await serve((client) => {
+    const reader = new ByteReader(client);
+    void (async () => {
+      await reader.take(3);
+      await trickle(client, [5, 0]);
+      await reader.take(10);
+      const name = Buffer.from('relay.test');
+      await trickle(client, [5, 0, 0, 3, name.length, ...name, 0x12, 0x34]);
+      bridge(reader, client, { host: '127.0.0.1', port: origin.port }, Buffer.alloc(0));
+    })();
+  });
+  const dial = await socks(hop.port).dial({ host: '127.0.0.1', port: origin.port }, OPTS);
+  assert.is(await readBytes(dial.socket, GREETING.length), GREETING);
+  assert.equal(dial.handshake, { rx: 2 + 7 + 10, tx: 13 });
+  dial.socket.destroy();
+  await hop.close();
+  await origin.close();
+});
+
+test('a method the node did not offer is HOP_PROTOCOL_ERROR', async () => {
+  const hop = await fakeSocks({ chooseMethod: 1 });
+  const failure = await failureOf(socks(hop.port).dial({ host: '127.0.0.1', port: 9 }, OPTS));
+  assert.is(failure.code, 'HOP_PROTOCOL_ERROR');
+  assert.match(failure.message, 'chose authentication method 1, which was not offered');
+  await hop.close();
+});
+
+test('credentials over 255 bytes (a hop built in code) are HOP_AUTH_FAILED, the node still up, and nothing is sent', async () => {
+  const hop = await fakeSocks({ chooseMethod: 2 });
+  const failure = await failureOf(socks(hop.port, { username: 'alice', password: 'x'.repeat(256) }).dial({ host: '127.0.0.1', port: 9 }, OPTS));
+  assert.is(failure.code, 'HOP_AUTH_FAILED');
+  assert.match(failure.message, 'over 255 bytes');
+  assert.equal(hop.logins, []);
   await hop.close();
 });
 
