@@ -31,7 +31,9 @@ export async function negotiateHttp(socket: Socket, hop: Hop, dest: Endpoint): P
   const line = parseStatusLine(head);
   if (!line) throw new HopNegotiationError('protocol', 'answered CONNECT with a malformed status line');
   const said = `${line.status}${line.reason ? ` ${line.reason}` : ''}`;
-  if (line.status === 407) {
+  // A CONNECT carries no credentials for an origin, so a 401 can only be about the
+  // proxy's own: tinyproxy answers wrong Basic credentials with 401 (none with 407).
+  if (line.status === 407 || line.status === 401) {
     const why = hop.username === undefined ? 'no credentials are configured' : `the credentials of user "${hop.username}" were refused`;
     throw new HopNegotiationError('auth', `answered CONNECT with ${said}: ${why}`);
   }

@@ -14,14 +14,17 @@ import { assertHopFailed, hopOutbound, startChainNode, type RouteExpectation } f
 const MS_USER = { username: 'weir', password: 'right-pass-51e0' };
 const WRONG = { username: 'weir', password: 'wrong-pass-c4b2' };
 
-const ROUTED = ['dead', 'ms-bad-pw', 'ms-then-dead', 'tiny-then-dead', 'ms'] as const;
+const TINY_USER = { username: 'weir', password: 'tiny-pass-0b7e' };
+const TINY_WRONG = { username: 'weir', password: 'tiny-wrong-93d5' };
+
+const ROUTED = ['dead', 'ms-bad-pw', 'ms-then-dead', 'tiny-then-dead', 'ms', 'tiny-bad-pw'] as const;
 type Routed = (typeof ROUTED)[number];
 
 const setup = fixture(
   test,
   async () => {
-    const [ms, msAuth, tiny] = await Promise.all([startMicrosocks(), startMicrosocks(MS_USER), startTinyproxy()]);
-    const proxies = { ms, msAuth, tiny };
+    const [ms, msAuth, tiny, tinyAuth] = await Promise.all([startMicrosocks(), startMicrosocks(MS_USER), startTinyproxy(), startTinyproxy(TINY_USER)]);
+    const proxies = { ms, msAuth, tiny, tinyAuth };
     const origin = await startOrigin();
     // Nothing listens there: a hop that refuses every connection.
     const deadPort = await freePort();
@@ -34,6 +37,7 @@ const setup = fixture(
         hopOutbound('tiny', tiny),
         { type: 'chain', tag: 'ms-then-dead', hops: ['ms', 'dead'] },
         { type: 'chain', tag: 'tiny-then-dead', hops: ['tiny', 'dead'] },
+        hopOutbound('tiny-bad-pw', tinyAuth, TINY_WRONG),
       ],
       ROUTED,
     );
@@ -74,6 +78,17 @@ test('microsocks with a wrong password: HOP_AUTH_FAILED, the password in no mess
   assert.is(message, `hop "ms-bad-pw" (socks 127.0.0.1:${proxies.msAuth.port}) rejected the username/password of user "weir"`);
 });
 
+test('tinyproxy with a wrong password (it answers 401, not 407): HOP_AUTH_FAILED', async () => {
+  const { proxies } = await setup();
+  const { flow, route, target } = await failedThrough('tiny-bad-pw');
+  const message = assertHopFailed(flow, route, target, {
+    stage: 'hop:tiny-bad-pw',
+    code: 'HOP_AUTH_FAILED',
+    remote: { host: '127.0.0.1', port: proxies.tinyAuth.port },
+  });
+  assert.is(message, `hop "tiny-bad-pw" (http 127.0.0.1:${proxies.tinyAuth.port}) answered CONNECT with 401 Unauthorized: the credentials of user "weir" were refused`);
+});
+
 test('microsocks that cannot reach the second hop: HOP_REFUSED on the second hop', async () => {
   const { deadPort } = await setup();
   const { flow, route, target } = await failedThrough('ms-then-dead');
@@ -100,7 +115,7 @@ test('no hop password reaches the sink or the log, and every flow is complete', 
   const { node, events } = await setup();
   await stopAndAudit(node, events);
   const text = fs.readFileSync(events, 'utf8') + node.stdout() + node.stderr();
-  for (const secret of [MS_USER.password, WRONG.password]) assert.not.ok(text.includes(secret), 'a hop password is in the sink file or the log');
+  for (const secret of [MS_USER.password, WRONG.password, TINY_WRONG.password]) assert.not.ok(text.includes(secret), 'a hop password is in the sink file or the log');
 });
 
 test.run();
