@@ -58,19 +58,14 @@ export function readResponseHead(socket: Socket): Promise<ResponseHead> {
   });
 }
 
-export interface StatusLine {
-  status: number;
-  reason: string;
-}
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: [^\r\n]*)?$/;
 
-const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: ([^\r\n]*))?$/;
-
-/** The status of a response head, or null when its first line is not an HTTP/1.x status line. */
-export function parseStatusLine(head: string): StatusLine | null {
-  const first = head.slice(0, head.indexOf('\r\n'));
-  const match = STATUS_LINE.exec(first);
-  if (!match) return null;
-  // The reason phrase is the hop's text: keep it short and printable in messages.
-  const reason = (match[2] ?? '').replace(/[^\x20-\x7e]/g, '?').slice(0, 80).trim();
-  return { status: Number(match[1]), reason };
+/**
+ * The status code of a response head, or null when its first line is not an HTTP/1.x
+ * status line. The reason phrase is not kept: it is the hop's own text, which may
+ * echo what it was sent (the Proxy-Authorization), and messages go to events and logs.
+ */
+export function parseStatus(head: string): number | null {
+  const match = STATUS_LINE.exec(head.slice(0, head.indexOf('\r\n')));
+  return match ? Number(match[1]) : null;
 }

@@ -1,8 +1,9 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
 import { HopNegotiationError } from './hop-error.js';
 import { handOver } from './hop-hand-over.js';
-import { parseStatusLine, readResponseHead } from './hop-http-head.js';
+import { parseStatus, readResponseHead } from './hop-http-head.js';
 import { authority, sendableTarget, type Hop } from './hop.js';
 
 function connectRequest(hop: Hop, dest: Endpoint): string {
@@ -28,16 +29,17 @@ export async function negotiateHttp(socket: Socket, hop: Hop, dest: Endpoint): P
   const answer = readResponseHead(socket);
   socket.write(connectRequest(hop, dest));
   const { head, surplus } = await answer;
-  const line = parseStatusLine(head);
-  if (!line) throw new HopNegotiationError('protocol', 'answered CONNECT with a malformed status line');
-  const said = `${line.status}${line.reason ? ` ${line.reason}` : ''}`;
+  const status = parseStatus(head);
+  if (status === null) throw new HopNegotiationError('protocol', 'answered CONNECT with a malformed status line');
+  // The standard reason phrase, not the hop's (parseStatus): "407 Proxy Authentication Required".
+  const said = STATUS_CODES[status] ? `${status} ${STATUS_CODES[status]}` : String(status);
   // A CONNECT carries no credentials for an origin, so a 401 can only be about the
   // proxy's own: tinyproxy answers wrong Basic credentials with 401 (none with 407).
-  if (line.status === 407 || line.status === 401) {
+  if (status === 407 || status === 401) {
     const why = hop.username === undefined ? 'no credentials are configured' : `the credentials of user "${hop.username}" were refused`;
     throw new HopNegotiationError('auth', `answered CONNECT with ${said}: ${why}`);
   }
-  if (line.status < 200 || line.status > 299) {
+  if (status < 200 || status > 299) {
     throw new HopNegotiationError('rejected', `answered CONNECT ${authority(dest)} with ${said}`);
   }
   handOver(socket, surplus);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
@@ -6,6 +7,7 @@ import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
+import { fakeHttp } from '../unit/outbounds/fake-http.js';
 import { fakeSocks } from '../unit/outbounds/fake-socks.js';
 import { assertHopFailed, startChainNode, type RouteExpectation } from './chain-expect.js';
 
@@ -14,8 +16,16 @@ import { assertHopFailed, startChainNode, type RouteExpectation } from './chain-
  * each flow fails with the code of what the hop did, relays nothing, and no answer of
  * a hop is taken for tunnel bytes.
  */
-const ROUTED = ['odd-atyp', 'not-socks', 'unassigned', 'asks-login'] as const;
+const ECHO_USER = { username: 'weir', password: 'echoed-pass-6a1d' };
+
+const ROUTED = ['odd-atyp', 'not-socks', 'unassigned', 'asks-login', 'echo-auth'] as const;
 type Routed = (typeof ROUTED)[number];
+
+/** What an HTTP hop says when it copies the request's Proxy-Authorization into its reason phrase. */
+function echoAuthorization(head: string): string {
+  const line = head.split('\r\n').find((l) => l.startsWith('Proxy-Authorization')) ?? '';
+  return `HTTP/1.1 403 ${line}\r\nContent-Length: 0\r\n\r\n`;
+}
 
 const setup = fixture(
   test,
@@ -27,6 +37,7 @@ const setup = fixture(
       unassigned: await fakeSocks({ reply: 9 }),
       // Offered no-auth only, it picks username/password all the same.
       asksLogin: await fakeSocks({ chooseMethod: 2 }),
+      echoAuth: await fakeHttp({ answer: echoAuthorization }),
     };
     const origin = await startOrigin();
     const socks = (tag: string, port: number): Record<string, unknown> => ({ type: 'socks', tag, server: '127.0.0.1', port });
@@ -37,6 +48,7 @@ const setup = fixture(
         socks('not-socks', hops.notSocks.port),
         socks('unassigned', hops.unassigned.port),
         socks('asks-login', hops.asksLogin.port),
+        { type: 'http', tag: 'echo-auth', server: '127.0.0.1', port: hops.echoAuth.port, ...ECHO_USER },
       ],
       ROUTED,
     );
@@ -85,9 +97,19 @@ test('a hop that picks username/password none are configured for is HOP_AUTH_FAI
   assert.equal(hops.asksLogin.logins, []);
 });
 
-test('every flow is complete and the node stops cleanly', async () => {
+test('an HTTP hop that echoes the credentials in its reason phrase: they are in no failure message', async () => {
+  const { hops, origin } = await setup();
+  const message = await failedThrough('echo-auth', 'HOP_REJECTED', hops.echoAuth.port);
+  // The standard reason phrase of the status, none of the hop's own text.
+  assert.is(message, `hop "echo-auth" (http 127.0.0.1:${hops.echoAuth.port}) answered CONNECT 127.0.0.1:${origin.port} with 403 Forbidden`);
+});
+
+test('no hop credential reaches the sink or the log, and every flow is complete', async () => {
   const { node, events } = await setup();
   await stopAndAudit(node, events);
+  const text = fs.readFileSync(events, 'utf8') + node.stdout() + node.stderr();
+  const token = Buffer.from(`${ECHO_USER.username}:${ECHO_USER.password}`).toString('base64');
+  for (const secret of [ECHO_USER.password, token]) assert.not.ok(text.includes(secret), 'a hop credential is in the sink file or the log');
 });
 
 test.run();

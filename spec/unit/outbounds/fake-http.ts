@@ -2,8 +2,8 @@ import type net from 'node:net';
 import { ByteReader, bridge, serve, type Loopback } from './loopback.js';
 
 export interface FakeHttpOptions {
-  /** The whole response head to send; a 2xx status bridges the tunnel after it. Default `HTTP/1.1 200 OK`. */
-  answer?: string;
+  /** The whole response head to send, or how to make it from the request head; a 2xx status bridges the tunnel after it. Default `HTTP/1.1 200 OK`. */
+  answer?: string | ((head: string) => string);
   /** Bytes written in the same write as the answer head. */
   afterHead?: string;
   /** Closes after reading the request without answering. */
@@ -23,8 +23,9 @@ async function converse(fake: FakeHttp, opts: FakeHttpOptions, client: net.Socke
   fake.heads.push(head);
   if (opts.silent) return;
   if (opts.hangUp) return void client.end();
-  const answer = Buffer.from((opts.answer ?? 'HTTP/1.1 200 OK\r\n\r\n') + (opts.afterHead ?? ''), 'latin1');
-  if (!/^HTTP\/1\.[01] 2/.test(opts.answer ?? 'HTTP/1.1 200')) return void client.end(answer);
+  const text = typeof opts.answer === 'function' ? opts.answer(head) : (opts.answer ?? 'HTTP/1.1 200 OK\r\n\r\n');
+  const answer = Buffer.from(text + (opts.afterHead ?? ''), 'latin1');
+  if (!/^HTTP\/1\.[01] 2/.test(text)) return void client.end(answer);
   const [host = '', port = ''] = /^CONNECT (\S+):(\d+) /.exec(head)?.slice(1) ?? [];
   bridge(reader, client, { host, port: Number(port) }, answer);
 }
