@@ -141,6 +141,7 @@ export class Engine {
       udpStats: this.stats.udp,
       now: this.now,
       preRouting: this.preRouting,
+      dialFailed: (chain, failure) => this.probes.pathFailed(chain, failure),
     };
     this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));

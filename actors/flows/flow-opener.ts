@@ -25,6 +25,8 @@ export interface FlowEnv {
   now: () => number;
   /** Sniffing, process lookup and the IPC hook; without it flows are routed as they come. */
   preRouting?: PreRouting;
+  /** Told of each failed dial with the route's selection_chain (url_test groups re-probe). */
+  dialFailed?: (selectionChain: readonly string[], failure: FlowFailureError) => void;
 }
 
 export interface TcpFlowRequest {
@@ -128,6 +130,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     } catch (err) {
       if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor), route);
       const failure = dialFailure(err, req.target);
+      env.dialFailed?.(selection_chain, failure);
       return end(failed(failure), route, failure);
     }
     // What the client sent while it was sniffed goes first, ahead of the relay.

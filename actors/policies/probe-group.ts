@@ -11,6 +11,9 @@ import {
 import { probeMember } from './probe-member.js';
 import type { ProbeTarget } from './probe-target.js';
 
+/** Default of ProbeGroupOptions.forwardGapMs. */
+export const FORWARD_GAP_MS = 5000;
+
 export interface ProbeGroupOptions {
   policy: UrlTestPolicy;
   target: ProbeTarget;
@@ -19,6 +22,11 @@ export interface ProbeGroupOptions {
   toleranceMs: number;
   /** Bound of each member's probe. */
   timeoutMs: number;
+  /**
+   * Milliseconds from the end of a round to one brought forward (soon) at the earliest:
+   * a flood of flows failing through a dead member costs one round in this while.
+   */
+  forwardGapMs: number;
   outbounds: OutboundSet;
   publish: (event: BusEvent) => void;
   now: () => number;
@@ -37,6 +45,9 @@ export class ProbeGroup {
   /** False until a round found a healthy member: the first such round picks outright. */
   private measured = false;
   private stopped = false;
+  /** now() when the last round ended, and when the timer's round is due. */
+  private lastEnded = -Infinity;
+  private dueAt = Infinity;
 
   constructor(private readonly opts: ProbeGroupOptions) {}
 
@@ -44,9 +55,22 @@ export class ProbeGroup {
     if (this.stopped) return Promise.reject(new ProbeRunnerStoppedError(`url_test "${this.opts.policy.tag}" is stopped`));
     this.running ??= this.round(trigger).finally(() => {
       this.running = null;
-      this.schedule();
+      this.lastEnded = this.opts.now();
+      this.schedule(this.opts.intervalMs);
     });
     return this.running;
+  }
+
+  /**
+   * Brings the next scheduled round forward, to forwardGapMs after the last one at the
+   * earliest: a dial through the chosen member failed, and until a round says
+   * otherwise every flow would be sent to it (interval_s is 300 s by default). A round
+   * under way probes it already.
+   */
+  soon(): void {
+    if (this.stopped || this.running) return;
+    const wait = Math.max(0, this.lastEnded + this.opts.forwardGapMs - this.opts.now());
+    if (this.opts.now() + wait < this.dueAt) this.schedule(wait);
   }
 
   /** Ends the schedule and waits for a running round (its probes are aborted by the signal). */
@@ -56,11 +80,12 @@ export class ProbeGroup {
     await this.running?.catch(() => {});
   }
 
-  private schedule(): void {
+  private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
+    this.dueAt = this.opts.now() + delayMs;
     // A scheduled round that fails can only have been stopped: nothing to report.
-    this.timer = setTimeout(() => this.run('scheduled').catch(() => {}), this.opts.intervalMs);
+    this.timer = setTimeout(() => this.run('scheduled').catch(() => {}), delayMs);
     this.timer.unref();
   }
 

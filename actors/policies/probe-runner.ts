@@ -1,9 +1,10 @@
 import type { BusEvent } from '../../streams/contract.js';
 import type { OutboundConfig } from '../config/schema.js';
+import type { FlowFailureError } from '../errors/flow-failure.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import { UnknownProbeGroupError, type ProbeCompletedPayload } from './policy-events.js';
-import { ProbeGroup } from './probe-group.js';
+import { FORWARD_GAP_MS, ProbeGroup } from './probe-group.js';
 import { probeTarget } from './probe-target.js';
 
 export interface ProbeRunnerOptions {
@@ -14,6 +15,8 @@ export interface ProbeRunnerOptions {
   publish: (event: BusEvent) => void;
   /** Wall clock for the payloads' unix times. @defaultValue Date.now */
   now?: () => number;
+  /** Milliseconds from a round's end to one a failed dial brings forward, at the earliest. @defaultValue FORWARD_GAP_MS (5000) */
+  forwardGapMs?: number;
 }
 
 /**
@@ -37,6 +40,7 @@ export class ProbeRunner {
           intervalMs: c.interval_s * 1000,
           toleranceMs: c.tolerance_ms,
           timeoutMs: c.timeout_ms,
+          forwardGapMs: opts.forwardGapMs ?? FORWARD_GAP_MS,
           outbounds: opts.outbounds,
           publish: opts.publish,
           now: opts.now ?? Date.now,
@@ -69,6 +73,18 @@ export class ProbeRunner {
     const group = this.groups.get(tag);
     if (!group) throw new UnknownProbeGroupError(`no url_test group "${tag}"`);
     return group.run('manual');
+  }
+
+  /**
+   * Told of a flow whose dial failed along `selectionChain`: each url_test group on it
+   * brings its next round forward when the failure is the path's (a hop that refused,
+   * was unreachable, timed out, broke or spoke wrongly). A hop's refusal of the CONNECT
+   * (HOP_REJECTED) and a direct dial's failure are most often the target's: those wait
+   * for the schedule.
+   */
+  pathFailed(selectionChain: readonly string[], failure: FlowFailureError): void {
+    if (!failure.stage.startsWith('hop:') || failure.code === 'HOP_REJECTED') return;
+    for (const tag of selectionChain) this.groups.get(tag)?.soon();
   }
 
   /** Cancels the schedule, aborts running probes and waits for their rounds to end; publishes nothing after. */

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { SelectorPolicy } from '../../../actors/outbounds/selector-policy.js';
 import { UrlTestPolicy } from '../../../actors/outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../../../actors/policies/policy-events.js';
-import { ProbeRunner } from '../../../actors/policies/probe-runner.js';
+import { FlowFailureError } from '../../../actors/errors/flow-failure.js';
+import { ProbeRunner, type ProbeRunnerOptions } from '../../../actors/policies/probe-runner.js';
 import { FAR_MS, settlesBeforeFar } from '../../support/far-bound.js';
 import { rejectionOf } from '../../support/rejection.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -18,7 +19,11 @@ interface Rig {
 }
 
 /** A url_test group "auto" whose members each reach their own origin with the given delay. */
-async function rig(delays: Record<string, number | 'never'>, over: Partial<UrlTestConfig> = {}): Promise<Rig> {
+async function rig(
+  delays: Record<string, number | 'never'>,
+  over: Partial<UrlTestConfig> = {},
+  runnerOptions: Pick<ProbeRunnerOptions, 'forwardGapMs'> = {},
+): Promise<Rig> {
   const origins: Record<string, Origin> = {};
   const leaves: Record<string, OriginOutbound> = {};
   for (const [tag, delay] of Object.entries(delays)) {
@@ -32,6 +37,7 @@ async function rig(delays: Record<string, number | 'never'>, over: Partial<UrlTe
     configs: [{ type: 'direct', tag: 'direct' }, urlTestConfig('auto', members, over)],
     outbounds: outboundSet(Object.values(leaves), [policy]),
     publish: out.publish,
+    ...runnerOptions,
   });
   return { runner, policy, out, origins, leaves };
 }
@@ -177,6 +183,45 @@ test('scheduled rounds follow every interval_s until stop()', async () => {
     const count = r.out.events.length;
     await sleep(300);
     assert.is(r.out.events.length, count);
+  } finally {
+    await teardown(r);
+  }
+});
+
+/** A dial failure of `code` at the hop `a` (or, for a connect-stage code, of a direct dial). */
+function failure(code: 'HOP_REFUSED' | 'HOP_TIMEOUT' | 'HOP_REJECTED' | 'DIAL_REFUSED'): FlowFailureError {
+  const remote = { host: '127.0.0.1', port: 1080 };
+  return code.startsWith('HOP_') ? new FlowFailureError(code, 'spec', remote, { stage: 'hop:a' }) : new FlowFailureError(code, 'spec', remote);
+}
+
+test('a hop failure on the path brings the next round forward, forwardGapMs after the last at the earliest, one round for many', async () => {
+  const r = await rig({ a: 0, b: 0 }, {}, { forwardGapMs: 300 });
+  try {
+    await r.runner.start();
+    for (const code of ['HOP_REFUSED', 'HOP_TIMEOUT', 'HOP_REFUSED'] as const) r.runner.pathFailed(['proxy', 'auto', 'a'], failure(code));
+    const rounds = await waitFor(() => {
+      const done = r.out.ofType('policy.probe.completed') as ProbeCompletedPayload[];
+      return done.length === 2 && done;
+    }, FAR_MS, 'a round brought forward');
+    assert.is(rounds[1]!.trigger, 'scheduled');
+    const pause = rounds[1]!.started_at_unix_ms - rounds[0]!.completed_at_unix_ms;
+    assert.ok(pause >= 295, `the round came ${pause} ms after the one before`);
+    await sleep(400);
+    assert.is(r.out.ofType('policy.probe.completed').length, 2, 'three failures, one round');
+  } finally {
+    await teardown(r);
+  }
+});
+
+test("a hop's refusal of the CONNECT, a direct dial's failure and groups off the path bring no round forward", async () => {
+  const r = await rig({ a: 0, b: 0 }, {}, { forwardGapMs: 0 });
+  try {
+    await r.runner.start();
+    r.runner.pathFailed(['auto', 'a'], failure('HOP_REJECTED'));
+    r.runner.pathFailed(['auto', 'a'], failure('DIAL_REFUSED'));
+    r.runner.pathFailed(['proxy', 'direct'], failure('HOP_REFUSED'));
+    await sleep(200);
+    assert.is(r.out.ofType('policy.probe.completed').length, 1);
   } finally {
     await teardown(r);
   }
