@@ -3,9 +3,9 @@ import type { Duplex } from 'node:stream';
 import type { FlowFailureError } from '../errors/flow-failure.js';
 import { endRefused } from '../net/end-refused.js';
 
-/** Status for a failed dial: 504 when the remote did not answer in time, else 502. */
+/** Status for a failed dial: 504 when the remote, or a hop on the way, did not answer in time, else 502. */
 export function failureStatus(failure: FlowFailureError): number {
-  return failure.code === 'DIAL_TIMEOUT' ? 504 : 502;
+  return failure.code === 'DIAL_TIMEOUT' || failure.code === 'HOP_TIMEOUT' ? 504 : 502;
 }
 
 const REASONS: Record<number, string> = {

@@ -16,6 +16,7 @@ const REPLY_FOR_FAILURE: Partial<Record<FailureCode, number>> = {
   DIAL_UNREACHABLE: SOCKS5_REPLY.hostUnreachable,
   DNS_FAILED: SOCKS5_REPLY.hostUnreachable,
   DIAL_TIMEOUT: SOCKS5_REPLY.ttlExpired,
+  HOP_TIMEOUT: SOCKS5_REPLY.ttlExpired,
 };
 
 /** One SOCKS5 client connection: handshake (within `timeoutMs`), flow, reply, relay. */
