@@ -27,6 +27,14 @@ function socks5Sendable(what: 'username' | 'password', value: string, ctx: z.Ref
   }
 }
 
+/**
+ * Refuses a Basic user-id with a colon (RFC 7617 §2): the hop splits user-id from password
+ * at the first one, so it would check another user with another password and answer 407.
+ */
+function basicSendable(username: string, ctx: z.RefinementCtx): void {
+  if (username.includes(':')) ctx.addIssue({ code: 'custom', message: 'an HTTP proxy username cannot contain ":" (Basic auth splits user and password there)' });
+}
+
 function upstreamProxyOf<T extends 'socks' | 'http'>(type: T, secret: SecretSchema) {
   // Sent to the upstream proxy as UTF-8 (SOCKS5 sub-negotiation, Proxy-Authorization).
   const username = wellFormedString().min(1);
@@ -36,7 +44,7 @@ function upstreamProxyOf<T extends 'socks' | 'http'>(type: T, secret: SecretSche
       tag: tagSchema,
       server: hostSchema.describe('Host name or IP of the upstream proxy.'),
       port: dialPortSchema,
-      username: (type === 'socks' ? username.superRefine((u, ctx) => socks5Sendable('username', u, ctx)) : username).optional(),
+      username: username.superRefine((u, ctx) => (type === 'socks' ? socks5Sendable('username', u, ctx) : basicSendable(u, ctx))).optional(),
       password: (type === 'socks' ? secret.superRefine((p, ctx) => socks5Sendable('password', p.reveal(), ctx)) : secret).optional(),
     })
     .refine(

@@ -140,4 +140,14 @@ test('refuses a lone UTF-16 surrogate wherever the node names keys, files or hea
   assert.equal(accepted.ok ? [] : accepted.problems, []);
 });
 
+test('refuses an HTTP hop username with a colon at its path, and takes one in a SOCKS5 hop', () => {
+  const hop = (type: string, username: string) => ({ type, tag: `${type}-hop`, server: '127.0.0.1', port: 3128, username, password: 'pw' });
+  const refused = parseConfig({ ...minimalConfig(), outbounds: [{ type: 'direct', tag: 'direct' }, hop('http', 'ann:x')] }, { baseDir: BASE });
+  assert.equal(refused.ok ? [] : refused.problems.map((p) => [p.path, p.message]), [
+    ['outbounds[1].username', 'an HTTP proxy username cannot contain ":" (Basic auth splits user and password there)'],
+  ]);
+  const socks = parseConfig({ ...minimalConfig(), outbounds: [{ type: 'direct', tag: 'direct' }, hop('socks', 'ann:x')] }, { baseDir: BASE });
+  assert.equal(socks.ok ? [] : socks.problems, []);
+});
+
 test.run();
