@@ -55,7 +55,9 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
       return null;
     }
     env.udpStats.failed_association_attempts++;
-    actor.complete(env.now(), failed(dialFailure(err, req.target)), route, req.unrelayed());
+    const failure = dialFailure(err, req.target);
+    env.dialFailed?.(route.selection_chain, failure);
+    actor.complete(env.now(), failed(failure), route, req.unrelayed());
     return null;
   }
   actor.routed(

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePort } from '../../support/free-port.js';
 import { associate, Socks5ReplyError } from '../../support/socks5-udp-client.js';
 import { fakeUdpHop } from './fake-udp-hop.js';
 import { startUdpEcho } from './udp-echo.js';
@@ -58,6 +59,26 @@ test('fails with UDP_UNSUPPORTED on an outbound that cannot carry datagrams', as
   assert.is(h.stats.failed_association_attempts, 1);
   await a.close();
   await h.close();
+});
+
+test('a hop that refuses the association is reported with the route, as a TCP dial is (url_test groups re-probe)', async () => {
+  const reported: [readonly string[], string][] = [];
+  const h = await udpHarness({
+    outbounds: [...DIRECT_AND_BLOCK, { type: 'socks', tag: 'hop', server: '127.0.0.1', port: await freePort() }],
+    final: 'hop',
+    dialFailed: (chain, failure) => reported.push([chain, failure.code]),
+  });
+  const a = await associate({ ...LOCAL, port: h.port });
+  try {
+    a.send({ host: '127.0.0.1', port: 9 }, Buffer.from('x'));
+    await controlEnded(a);
+    const r = await h.nthCompleted(1);
+    assert.is(r.result?.failure?.code, 'HOP_REFUSED');
+    assert.equal(reported, [[['hop'], 'HOP_REFUSED']]);
+  } finally {
+    await a.close();
+    await h.close();
+  }
 });
 
 test('closes an idle association with idle_timeout', async () => {

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { FlowRecord, UdpUpstreamStats } from '../../../streams/contract.js';
 import type { OutboundConfig } from '../../../actors/config/schema.js';
 import { zeroUdpStats } from '../../../actors/flows/flow-stats.js';
+import type { FlowEnv } from '../../../actors/flows/flow-opener.js';
 import { FlowTable } from '../../../actors/flows/flow-table.js';
 import type { InboundEnv } from '../../../actors/inbounds/inbound-env.js';
 import { handleSocks5 } from '../../../actors/inbounds/socks5-session.js';
@@ -19,6 +20,7 @@ export interface HarnessOptions {
   final?: string;
   /** @defaultValue 30000 */
   idleTimeoutMs?: number;
+  dialFailed?: FlowEnv['dialFailed'];
 }
 
 /** A SOCKS5 inbound served by weir's own session handler on a loopback port, with its flow table. */
@@ -54,6 +56,7 @@ export async function udpHarness(opts: HarnessOptions = {}): Promise<UdpHarness>
       idleTimeoutMs,
       udpStats: stats,
       now: Date.now,
+      dialFailed: opts.dialFailed,
     },
     inbound: { tag: 'socks-in', protocol: 'socks' },
     users: null,
