@@ -26,12 +26,18 @@ async function settled(hn: HookNode, distinct: number): Promise<SinkView> {
   return hn.sinkWhen(ready, `total_delivered ${distinct}`).catch(async () => (await hn.sink())!);
 }
 
-test('a delivery whose completion Redis ran but never answered counts once, as the receiver got it', async () => {
+/** A node whose Redis is reached through a link that can cut a command's reply, with a receiver and an origin. */
+async function throughCutLink() {
   const redis = await startRedisServer();
   const link = await startRedisReplyCut(redis.port);
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   const origin = await startOrigin();
   const hn = await startHookNode({ origin, redisUrl: link.url, hook: { url: receiver.url() } });
+  return { redis, link, receiver, origin, hn };
+}
+
+test('a delivery whose completion Redis ran but never answered counts once, as the receiver got it', async () => {
+  const { redis, link, receiver, origin, hn } = await throughCutLink();
   try {
     // Two completions run in Redis and lose their reply with the connection; the node
     // reconnects and sends them again, to jobs Redis has removed by then.
@@ -48,11 +54,7 @@ test('a delivery whose completion Redis ran but never answered counts once, as t
 });
 
 test('an event delivered again after a kill -9 that caught its completion unsent counts once', async () => {
-  const redis = await startRedisServer();
-  const link = await startRedisReplyCut(redis.port);
-  const receiver = await startWebhookReceiver(HOOK_TOKEN);
-  const origin = await startOrigin();
-  const hn = await startHookNode({ origin, redisUrl: link.url, hook: { url: receiver.url() } });
+  const { redis, link, receiver, origin, hn } = await throughCutLink();
   try {
     const ports = await hn.curlFlows(2);
     await hn.sinkWhen((v) => v.pending === 0 && v.total_delivered === 2, 'the first two delivered');
