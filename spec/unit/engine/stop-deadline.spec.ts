@@ -46,7 +46,9 @@ test('waits in turn share one deadline: a later one gets only what is left, not 
   deadline.begin(60);
   assert.is(await deadline.within(hung(), 20), null, 'its cap, nearer than the deadline');
   assert.is(await settledBeforeFar(deadline.within(hung(), FAR * 2)), null, 'the deadline, nearer than its cap');
-  assert.is(deadline.leftMs(), 0);
+  // A timer may fire up to a millisecond before Date.now() reaches its due time (libuv
+  // keeps its own millisecond clock), so the deadline's wait can end with 1 ms left.
+  assert.ok(deadline.leftMs() <= 1, `${deadline.leftMs()} ms left`);
   assert.is(await settledBeforeFar(deadline.within(hung())), null, 'after the deadline: at once');
 });
 
