@@ -23,11 +23,16 @@ const HELP = `
     $ weir dead-letters <sink_tag>             a Webhook sink's dead letters
     $ weir dead-letters replay <sink_tag> [event_id ...]
                                                make dead letters pending again
+    $ weir deliver -c FILE [--node ID] [--health HOST:PORT]
+                                               deliver the Redis queues of the config's Webhook
+                                               sinks (every node's, or one node's); no proxying
 
   Options
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
     --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+    --node ID           deliver: only this node's queues
+    --health HOST:PORT  deliver: serve GET /health there
 
   Exit codes
     0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
@@ -42,6 +47,8 @@ const cli = meow(HELP, {
     config: { type: 'string', shortFlag: 'c' },
     ipc: { type: 'string' },
     json: { type: 'boolean', default: false },
+    node: { type: 'string' },
+    health: { type: 'string' },
   },
 });
 
@@ -81,6 +88,8 @@ async function main(): Promise<number> {
       return (await import('./commands/probe.js')).probeCommand(args, flags);
     case 'dead-letters':
       return (await import('./commands/dead-letters.js')).deadLettersCommand(args, flags);
+    case 'deliver':
+      return (await import('./commands/deliver.js')).deliverCommand(args, flags);
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { checkListeners, checkSelfLoops } from './check-listeners.js';
 import { checkReferences } from './check-references.js';
 import { checkSinkPaths } from './check-sink-paths.js';
+import { checkSinkDelivery } from './check-sink-delivery.js';
 import { deepFreeze } from './deep-freeze.js';
 import { issueMessage, issuesToProblems } from './issue-messages.js';
 import type { ConfigProblem } from './problems.js';
@@ -34,7 +35,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   // Checks of the parts together, on a config that is valid part by part.
-  const placed = [...checkListeners(parsed.data), ...checkSelfLoops(parsed.data), ...checkSinkPaths(parsed.data, opts.configFile)];
+  const placed = [...checkListeners(parsed.data), ...checkSelfLoops(parsed.data), ...checkSinkPaths(parsed.data, opts.configFile), ...checkSinkDelivery(parsed.data)];
   if (placed.length > 0) return { ok: false, problems: placed };
   return { ok: true, config: deepFreeze(parsed.data) };
 }

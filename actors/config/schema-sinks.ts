@@ -56,8 +56,18 @@ function webhookSinkSchema(secret: SecretSchema) {
       .describe('Full URL that envelopes are POSTed to.'),
     token: secret.describe('Key of the webhook-signature HMAC: a string, { "env": NAME } or { "file": PATH }.'),
     events: eventFilterSchema,
-    batch_size: z.number().int().min(1).default(1).describe('Envelopes per POST; above 1 the body is a JSON array.'),
-    concurrency: z.number().int().min(1).default(4).describe('POSTs in flight at once.'),
+    batch_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(100)
+      .describe('Most envelopes per POST. With no backlog each goes out alone at once (the body is the envelope); with a backlog a POST carries up to this many (the body is a JSON array of envelopes).'),
+    concurrency: z.number().int().min(1).max(64).default(4).describe('POSTs in flight at once.'),
+    delivery: z
+      .enum(['node', 'external'])
+      .default('node')
+      .describe('Who delivers the sink\'s Redis queue: the node itself ("node"), or `weir deliver` processes ("external"; needs `redis`). Events the node had to keep in its embedded outbox while Redis was unreachable are delivered by the node either way.'),
     timeout_ms: timerMsSchema(1).default(10_000).describe('Milliseconds before a POST counts as failed.'),
     retry_for_s: z
       .number()

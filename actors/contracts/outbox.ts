@@ -4,12 +4,14 @@
  * (embedded LMDB in node.state_dir, BullMQ on Redis) and one contract suite
  * (spec/unit/outbox/outbox-contract.ts) holds both to the rules written here.
  *
- * Delivery is at least once: an entry leaves the outbox only through `ack` or
- * `deadLetter`. Leases live in the process that took them; an entry leased by a
- * consumer that closed or died without acknowledging it is pending again once the
- * sink's outbox is opened anew (the embedded store keeps no leases on disk; the Redis
- * store returns its node's active jobs to the queue on open). One node opens a sink's
- * outbox once at a time: a second open of the same sink takes over the first one's leases.
+ * Delivery is at least once: an entry leaves the outbox only once delivered or
+ * dead-lettered. Who delivers differs by store. The embedded store is a LeasedOutbox:
+ * the node's own loop leases entries and settles each with `ack`, `retry` or
+ * `deadLetter`; leases live in that process, and an entry leased by a consumer that
+ * closed or died without settling it is pending again once the outbox is opened anew.
+ * The Redis store is a BullMQ queue consumed by BullMQ Workers with a processor
+ * (outbox/bullmq-delivery.ts), in the node or in `weir deliver` processes elsewhere:
+ * BullMQ's locks and stalled-job recovery give back what a dead worker held.
  */
 
 /** What the dispatcher appends: one envelope of the sink. */
@@ -86,6 +88,7 @@ export interface OutboxState {
 /** How many recent gaps an outbox keeps for the operator; the count has no limit. */
 export const OUTBOX_GAPS_KEPT = 20;
 
+/** What every store does: keep a sink's entries, its gaps and dead letters, and tell its state. */
 export interface Outbox {
   readonly sink: string;
   /**
@@ -100,18 +103,6 @@ export interface Outbox {
   append(entries: readonly OutboxAppend[]): Promise<void>;
   /** Calls `listener` after each committed append; returns the unsubscribe function. */
   onAppend(listener: () => void): () => void;
-  /**
-   * Up to `max` entries, oldest append first, that are pending, not leased, and due (a
-   * retried entry is due from its notBefore on). Never waits for entries to arrive.
-   * Entries that come back by `retry` or replay may be handed out after newer ones.
-   */
-  lease(max: number): Promise<OutboxEntry[]>;
-  /** Delivered: the leased entries leave the outbox and count in total_delivered. Unleased ids are ignored. */
-  ack(ids: readonly string[]): Promise<void>;
-  /** A failed attempt of a leased entry: counts it, sets last_error, and makes it due again at `notBeforeUnixMs`. */
-  retry(id: string, error: string, notBeforeUnixMs: number): Promise<void>;
-  /** The last failed attempt of a leased entry: counts it, sets last_error, and moves the entry to the dead-letter set. */
-  deadLetter(id: string, error: string): Promise<void>;
   /** Up to `limit` dead letters, oldest first. */
   listDeadLetters(limit: number): Promise<DeadLetter[]>;
   /** Makes the given dead letters (all when `ids` is omitted) pending again with attempts 0; resolves with how many. */
@@ -123,9 +114,38 @@ export interface Outbox {
    */
   recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void>;
   state(): Promise<OutboxState>;
-  /** Releases this consumer's leases (the entries are pending again) and the sink's resources. */
+  /** Releases the sink's resources (and, for a LeasedOutbox, its leases: the entries are pending again). */
   close(): Promise<void>;
 }
+
+/** A store whose entries the node delivers itself by leasing them (the embedded store). */
+export interface LeasedOutbox extends Outbox {
+  /**
+   * Up to `max` entries, oldest append first, that are pending, not leased, and due (a
+   * retried entry is due from its notBefore on). Never waits for entries to arrive.
+   * Entries that come back by `retry` or replay may be handed out after newer ones.
+   */
+  lease(max: number): Promise<OutboxEntry[]>;
+  /**
+   * Delivered: the leased entries leave the outbox and count in total_delivered (with
+   * `count` false they do not: their event was counted in another store). Unleased ids
+   * are ignored.
+   */
+  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
+  /** A failed attempt of a leased entry: counts it, sets last_error, and makes it due again at `notBeforeUnixMs`. */
+  retry(id: string, error: string, notBeforeUnixMs: number): Promise<void>;
+  /** The last failed attempt of a leased entry: counts it, sets last_error, and moves the entry to the dead-letter set. */
+  deadLetter(id: string, error: string): Promise<void>;
+}
+
+/** What becomes of an entry after a delivery attempt: delivered, due again at a time, or a dead letter. */
+export type EntrySettlement =
+  | { kind: 'ack' }
+  | { kind: 'retry'; error: string; notBeforeUnixMs: number }
+  | { kind: 'dead'; error: string };
+
+/** Delivers one entry (a Redis outbox's processor): resolves with what becomes of it, never rejects. */
+export type DeliverEntry = (entry: OutboxEntry) => Promise<EntrySettlement>;
 
 /** Node-wide limits of the outbox (config `outbox`). */
 export interface OutboxLimits {
@@ -136,9 +156,9 @@ export interface OutboxLimits {
 }
 
 /** One store per node; it opens the outbox of each sink. */
-export interface OutboxStore {
+export interface OutboxStore<O extends Outbox = Outbox> {
   readonly kind: OutboxState['outbox_storage']['store'];
-  open(sink: string): Promise<Outbox>;
+  open(sink: string): Promise<O>;
   /** New limits (config reload); the next append is checked against them. */
   setLimits(limits: OutboxLimits): void;
   /** Closes every outbox it opened, then the store. */

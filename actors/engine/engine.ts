@@ -159,6 +159,7 @@ export class Engine {
       stateDir: this.current.node.state_dir,
       bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
+      redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.warn({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
     }, previous);

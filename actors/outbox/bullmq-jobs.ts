@@ -11,7 +11,7 @@ export interface JobData {
 
 export type OutboxJob = Job<JobData, string, string>;
 
-/** The error `retry` fails a job with; the worker's backoff strategy delays the job until `notBeforeUnixMs`. */
+/** The error a retried delivery fails its job with; the worker's backoff strategy delays the job until `notBeforeUnixMs`. */
 export class RetryAt extends Error {
   constructor(
     message: string,
@@ -35,29 +35,13 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
   return {
     jobId,
     timestamp: now,
-    // Retried until the connector dead-letters it; the connector decides, not a count.
+    // Retried until the delivery dead-letters it (retry_for_s, the receiver's answer), not a count.
     attempts: Number.MAX_SAFE_INTEGER,
     backoff: { type: 'retry-at' },
     removeOnComplete: true,
     removeOnFail: false,
     stackTraceLimit: 0,
   };
-}
-
-/**
- * A job move under `token`'s lock, or with none once that lock has expired: a lease
- * held past lockDuration (a POST slower than that, a Redis outage that outlasted it)
- * would otherwise never settle until a restart. Only this node leases its queues, so an
- * expired lock was ours; a lock with another token is left alone.
- */
-export async function moveLocked<T>(token: string, move: (lock: string) => Promise<T>): Promise<T> {
-  try {
-    return await move(token);
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.startsWith('Missing lock for job')) throw err;
-    // BullMQ's scripts skip the lock check for the token "0".
-    return move('0');
-  }
 }
 
 export function toEntry(job: OutboxJob): OutboxEntry {

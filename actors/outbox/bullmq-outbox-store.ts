@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { Queue, Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { OutboxLimits, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
-import type { JobData, RetryAt } from './bullmq-jobs.js';
+import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
 import { OutboxBudget } from './outbox-budget.js';
 import { RedisOutboxMemory } from './redis-outbox-memory.js';
@@ -15,8 +14,6 @@ export interface BullmqOutboxStoreOptions {
   nodeId: string;
   /** max_bytes applies; min_free_bytes does not (Redis keeps its data elsewhere). */
   limits: OutboxLimits;
-  /** How long a lease may stay unacknowledged before BullMQ refuses its ack. @defaultValue 600000 */
-  leaseMs?: number;
   /** Told of connection errors of the Redis clients (calls fail with OutboxUnavailable meanwhile). */
   onError?: (err: Error) => void;
   /**
@@ -28,8 +25,6 @@ export interface BullmqOutboxStoreOptions {
   runFirstSequence?: number;
   /** Told when Redis lost a sink's outbox. */
   onLost?: (message: string) => void;
-  /** How often each sink's active jobs no lease holds are looked for (bullmq-orphans.ts). @defaultValue 10000 */
-  orphanSweepMs?: number;
   /** How long the node's claim of its id lasts unrefreshed (redis-node-claim.ts). @defaultValue 30000 */
   claimTtlMs?: number;
   /** Told when another node took this node's id on Redis while it ran. */
@@ -42,8 +37,6 @@ export interface BullmqOutboxStoreOptions {
  * hold every append, and the events behind it, for as long as it lasts; timed out,
  * the append goes to the embedded store instead. If Redis runs it after all, the
  * events exist twice under the same event_ids, which delivery at least once allows.
- * The worker connection has no such timeout: a lease it gave up on could move jobs to
- * active that nobody holds.
  */
 const APPEND_TIMEOUT_MS = 3000;
 
@@ -53,7 +46,7 @@ const APPEND_TIMEOUT_MS = 3000;
  * Redis is down or hung instead of piling up in memory; ioredis reconnects by itself
  * when Redis is back.
  */
-export class BullmqOutboxStore implements OutboxStore {
+export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
   readonly kind = 'redis' as const;
   private readonly outboxes = new Set<BullmqOutbox>();
   private readonly memory: RedisOutboxMemory | undefined;
@@ -106,28 +99,15 @@ export class BullmqOutboxStore implements OutboxStore {
     const keys = sinkKeys(this.opts.nodeId, sink);
     const onError = this.opts.onError ?? (() => undefined);
     const queue = new Queue<JobData, string, string>(keys.queue, { connection: this.redis, prefix: keys.prefix });
-    const worker = new Worker<JobData, string, string>(keys.queue, null, {
-      // BullMQ wants no per-request retry limit on a worker's connections; the offline
-      // queue stays off, so a lease while Redis is down still fails at once.
-      connection: { url: this.opts.url, enableOfflineQueue: false, maxRetriesPerRequest: null },
-      prefix: keys.prefix,
-      autorun: false,
-      lockDuration: this.opts.leaseMs ?? 600_000,
-      settings: { backoffStrategy: (_attempts, _type, err) => Math.max(0, (err as RetryAt).notBeforeUnixMs - Date.now()) },
-    });
     queue.on('error', onError);
-    worker.on('error', onError);
     try {
-      await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+      await queue.waitUntilReady();
       const outbox = await BullmqOutbox.open({
         sink,
         keys,
         queue,
-        worker,
         redis: this.redis,
         budget: this.budget,
-        token: randomUUID(),
-        ...(this.opts.orphanSweepMs !== undefined && { orphanSweepMs: this.opts.orphanSweepMs }),
         onClose: (o) => this.outboxes.delete(o),
         loss: {
           runFirstSequence: this.opts.runFirstSequence ?? 1,
@@ -138,7 +118,6 @@ export class BullmqOutboxStore implements OutboxStore {
       this.outboxes.add(outbox);
       return outbox;
     } catch (err) {
-      await worker.close(true).catch(() => undefined);
       await queue.close().catch(() => undefined);
       throw err;
     }
@@ -149,7 +128,7 @@ export class BullmqOutboxStore implements OutboxStore {
   }
 
   async close(): Promise<void> {
-    // Side by side, so a hung Redis does not make the node's stop longer: the outboxes
+    // Side by side, so a hung Redis does not make the node's stop longer: the queues
     // wait for it at most 3 s, and so does the release (the producer's reply timeout);
     // a claim left lapses by itself.
     await Promise.all([...[...this.outboxes].map((o) => o.close()), this.claim.release()]);

@@ -1,48 +1,38 @@
 /**
- * The Redis outbox of one sink: a BullMQ queue per sink per node (keys in
- * bullmq-keys.ts), so the BullMQ dashboard shows each sink's backlog.
+ * The Redis outbox of one sink, as its node keeps it: a BullMQ queue per sink per node
+ * (keys in bullmq-keys.ts), one job per event, so the BullMQ dashboard shows each
+ * sink's backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this
+ * node or apart from it; this side appends, records gaps, lists and replays dead
+ * letters (BullMQ's failed set) and reads the state. Retries keep BullMQ's own
+ * attempts and delayed set: jobs carry `backoff: { type: 'retry-at' }`, and the
+ * worker's backoff strategy returns the time the delivery asked for.
  *
- * Why this shape: one Outbox interface serves both stores, so the connector never
- * hands BullMQ a processor. It leases with a Worker in manual-fetch mode instead:
- * `getNextJob(token, { block: false })` moves jobs wait → active under this instance's
- * lock token, `moveToCompleted` acknowledges, `moveToFailed` retries or dead-letters.
- * Retries keep BullMQ's own attempts and delayed set, but the delay is the
- * connector's: jobs carry `backoff: { type: 'retry-at' }` and the worker's backoff
- * strategy returns the notBefore the connector passed with the error (Retry-After,
- * jitter). Dead letters are BullMQ's failed set (UnrecoverableError, removeOnFail off).
- * No stalled-job checker runs: leases are ours, released to the head of the queue on
- * close, and a node that died holding some gets them back on its next open (its
- * active jobs are moved back to wait), so one node must not run twice at once
- * (redis-node-claim.ts refuses a second node with the same id). A job active that no
- * lease holds while the node runs (Redis died between a lease and its reply) is moved
- * back by OrphanSweep (bullmq-orphans.ts).
- *
- * Counters live in the sink's `state` hash. total_delivered is counted before the
- * job's completion, once per job (bullmq-delivered.ts), so it is exact across lost
- * replies and redeliveries. The others are HINCRBY in a MULTI right after the job
- * move they count: a crash between the two leaves total_failed short and bytes high
- * (bytes are reset when the queue is found empty at open, and after a failed append by
- * the first empty lease: see settleEmpty). A counter write Redis refuses (out of
- * memory) is owed and added to the next one (owed-counters.ts).
+ * Counters live in the sink's `state` hash: the workers count deliveries and failed
+ * attempts (bullmq-counts.ts), this side the bytes of its appends, in a MULTI right
+ * after the job moves they count. A counter write Redis refuses (out of memory) is owed
+ * and added to the next one (owed-counters.ts). Bytes are reset when the queue is
+ * found empty at open, and after a failed append by the first state read that finds
+ * it empty (see settleEmpty); the node's budget follows the hash, which every worker
+ * updates.
  *
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
  * with noeviction a full Redis refuses writes: appends fail with write_blocked
- * `store_full`, which the SpillOutbox takes to the embedded store, and leases fail
- * too, which it answers by moving waiting jobs there with evacuate()), `appendonly
- * yes` so a restart keeps the queues, and `appendfsync always`: with `everysec` Redis
- * may acknowledge a write whose AOF write it postponed behind a running fsync (up to
- * 2 s), and a crash of Redis then loses it.
+ * `store_full`, which the SpillOutbox takes to the embedded store, moving waiting jobs
+ * there with evacuate() to free Redis), `appendonly yes` so a restart keeps the queues,
+ * and `appendfsync always`: with `everysec` Redis may acknowledge a write whose AOF
+ * write it postponed behind a running fsync (up to 2 s), and a crash of Redis then
+ * loses it.
  */
-import { UnrecoverableError, type Queue, type Worker } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
-import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import { RetryAt, isOutOfMemory, jobData, jobOpts, moveLocked, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import type { DeadLetter, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { EvacuableOutbox } from './spill-outbox.js';
+import { isOutOfMemory, jobData, jobOpts, type JobData } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
 import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
-import { completeDelivered, type DeliveredJob } from './bullmq-delivered.js';
-import { LeaseBook } from './lease-book.js';
+import { claimCounts } from './bullmq-counts.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { OwedCounters, type CounterDeltas } from './owed-counters.js';
@@ -50,30 +40,20 @@ import { AppendSignal } from './append-signal.js';
 import { evacuateWaiting } from './bullmq-evacuate.js';
 import { within } from '../engine/within.js';
 import { RedisLossWatch, type LossWatchParts } from './redis-loss-watch.js';
-import { OrphanSweep } from './bullmq-orphans.js';
 
 export interface BullmqOutboxParts {
   sink: string;
   keys: SinkKeys;
   queue: Queue<JobData, string, string>;
-  worker: Worker<JobData, string, string>;
   /** The producer connection (fails fast while Redis is down), shared by the node's sinks. */
   redis: Redis;
   budget: OutboxBudget;
-  token: string;
   onClose: (outbox: BullmqOutbox) => void;
   /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
   loss: Omit<LossWatchParts, 'sink' | 'redis' | 'keys'>;
-  /** How often active jobs no lease holds are looked for (bullmq-orphans.ts). @defaultValue 10000 */
-  orphanSweepMs?: number;
 }
 
-/** A leased job and its envelope's size. */
-interface Lease extends DeliveredJob {
-  bytes: number;
-}
-
-/** How long close() waits for Redis to take the leases back and the queue to close. */
+/** How long close() waits for the queue to close. */
 const CLOSE_WAIT_MS = 3000;
 
 const sizeOf = (entries: readonly OutboxAppend[]): number => entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
@@ -83,9 +63,8 @@ function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
   return redis.multi().hset(keys.state, 'bytes', 0).del(keys.enqueued).exec();
 }
 
-export class BullmqOutbox implements Outbox {
+export class BullmqOutbox implements EvacuableOutbox {
   readonly sink: string;
-  private readonly leases = new LeaseBook<Lease>();
   private readonly appended = new AppendSignal();
   private readonly owed = new OwedCounters();
   private closed = false;
@@ -96,27 +75,14 @@ export class BullmqOutbox implements Outbox {
   private suspect = false;
 
   private watch!: RedisLossWatch;
-  private readonly orphans: OrphanSweep;
 
   private constructor(private readonly p: BullmqOutboxParts) {
     this.sink = p.sink;
-    this.orphans = new OrphanSweep({
-      redis: p.redis,
-      queue: p.queue,
-      activeKey: `${p.keys.base}active`,
-      held: () => new Set(this.leases.values().map((l) => l.job.id!)),
-      ...(p.orphanSweepMs !== undefined && { everyMs: p.orphanSweepMs }),
-    });
   }
 
-  /**
-   * Takes back the jobs a previous instance of this node left active, loads the byte
-   * count, and tells whether Redis lost the outbox while the node was stopped.
-   */
+  /** Loads the byte count, and tells whether Redis lost the outbox while the node was stopped. */
   static async open(parts: BullmqOutboxParts): Promise<BullmqOutbox> {
     const { queue, redis, keys, budget, sink } = parts;
-    // Newest first: each goes to the head of the queue, so the oldest ends up next.
-    for (const job of await queue.getJobs(['active'], 0, -1, false)) await job.moveToWait('0');
     const counts = await countJobs(queue);
     if (counts.pending === 0 && counts.dead_letters === 0) await resetEmpty(redis, keys);
     budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
@@ -195,34 +161,13 @@ export class BullmqOutbox implements Outbox {
     return this.appended.on(listener);
   }
 
-  async lease(max: number): Promise<OutboxEntry[]> {
-    this.assertOpen();
-    await this.payOwed();
-    await this.orphans.sweep();
-    const { worker, token } = this.p;
-    // Sent at once (ioredis pipelines them); each moves the then-oldest due job to active.
-    const fetched = await this.orphans.lease(() => Promise.allSettled(Array.from({ length: max }, () => worker.getNextJob(token, { block: false }))));
-    const out: OutboxEntry[] = [];
-    for (const r of fetched) {
-      const job = r.status === 'fulfilled' ? (r.value as OutboxJob | undefined) : undefined;
-      if (!job) continue;
-      this.leases.add(job.data.event_id, { job, bytes: Buffer.byteLength(job.data.body) });
-      out.push(toEntry(job));
-    }
-    const failed = fetched.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    // Jobs already moved to active are handed out; the failure shows once none could be.
-    if (failed && out.length === 0) throw this.storeError(failed.reason);
-    if (out.length === 0 && this.suspect) await this.settleEmpty();
-    return out;
-  }
-
   /**
    * An append that failed on a hung Redis (its command timed out, its entries went to
    * the embedded store) may still run once Redis resumes, counting bytes no job holds.
-   * So after a failed append, the first empty lease with no append of this instance
-   * begun since the count resets the byte count, as an open does. The reset is sent in
-   * the tick of that check: an append begun later queues its own count after it on
-   * this connection.
+   * So after a failed append, the first state read that finds the queue empty, with no
+   * append of this instance begun since the count, resets the byte count, as an open
+   * does. The reset is sent in the tick of that check: an append begun later queues
+   * its own count after it on this connection.
    */
   private async settleEmpty(): Promise<void> {
     const begun = this.appends;
@@ -234,46 +179,9 @@ export class BullmqOutbox implements Outbox {
       this.p.budget.load(this.sink, 0);
       await resetEmpty(this.p.redis, this.p.keys);
     } catch {
-      // Redis did not answer: the next empty lease tries again.
+      // Redis did not answer: the next state read tries again.
       this.suspect = true;
     }
-  }
-
-  /**
-   * `count` false completes the jobs without counting them: their event was counted in
-   * another store (SpillOutbox). @defaultValue true
-   */
-  async ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
-    this.assertOpen();
-    const { keys } = this.p;
-    const results = await Promise.allSettled(
-      ids.map((id) =>
-        this.leases.settle([id], async ([l]) => {
-          await completeDelivered(this.p, l!, count);
-          return l!;
-        }),
-      ),
-    );
-    const done = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
-    if (done.length > 0) {
-      const bytes = done.reduce((n, l) => n + l.bytes, 0);
-      const owed = count ? done.filter((l) => l.uncounted).length : 0;
-      this.p.budget.release(this.sink, bytes);
-      await this.count({ total_delivered: owed, bytes: -bytes }, (m) => m.zrem(keys.enqueued, ...done.map((l) => l.job.id!)));
-    }
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw this.storeError(failed.reason);
-  }
-
-  async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
-    this.assertOpen();
-    await this.fail(id, new RetryAt(error, notBeforeUnixMs));
-  }
-
-  async deadLetter(id: string, error: string): Promise<void> {
-    this.assertOpen();
-    const done = await this.fail(id, new UnrecoverableError(error));
-    if (done) await this.p.redis.zrem(this.p.keys.enqueued, done.id!);
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {
@@ -310,7 +218,16 @@ export class BullmqOutbox implements Outbox {
     const read = (): Promise<SinkRead> => readBullmqSink(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason, mark);
     let found = await read();
     if (await this.watch.check(found, mark)) found = await read();
-    return this.owed.adjust(found.state);
+    const state = this.owed.adjust(found.state);
+    if (this.appending === 0) this.p.budget.load(this.sink, state.outbox_storage.bytes);
+    if (this.suspect && state.pending === 0 && state.dead_letters === 0) await this.settleEmpty();
+    const blocked = this.p.budget.reason;
+    return { ...state, outbox_storage: { ...state.outbox_storage, write_blocked: blocked !== null, write_blocked_reason: blocked } };
+  }
+
+  claimCounts(ids: readonly string[]): Promise<boolean[]> {
+    this.assertOpen();
+    return claimCounts(this.p.redis, this.p.keys, ids.map(jobIdFor));
   }
 
   /** evacuateWaiting (bullmq-evacuate.ts), with the byte count and budget following. */
@@ -328,42 +245,16 @@ export class BullmqOutbox implements Outbox {
   }
 
   /**
-   * Hands the leases back and closes the queue. A Redis that stopped answering would
-   * hold this (and the node's exit) for ever, so it is waited for at most CLOSE_WAIT_MS:
-   * leases not handed back by then stay active in Redis, and the next start takes them
-   * back (open).
+   * Closes the queue. A Redis that stopped answering would hold this (and the node's
+   * exit) for ever, so it is waited for at most CLOSE_WAIT_MS.
    */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.watch.remember();
-    const leased = this.leases.values().reverse();
-    this.leases.clear();
     this.appended.clear();
     this.p.onClose(this);
-    await within(this.release(leased), CLOSE_WAIT_MS);
-  }
-
-  private async release(leased: readonly { job: OutboxJob }[]): Promise<void> {
-    // Newest first back to the head of the queue, so the oldest is leased first again.
-    for (const { job } of leased) await job.moveToWait(this.p.token).catch(() => undefined);
-    await this.p.worker.close(true);
-    await this.p.queue.close();
-  }
-
-  /** A failed attempt: the job moves (delayed or failed), then the counters. */
-  private async fail(id: string, err: Error): Promise<OutboxJob | null> {
-    const { keys } = this.p;
-    const at = Date.now();
-    const done = await this.leases
-      .settle([id], async ([l]) => {
-        await moveLocked(this.p.token, (lock) => l!.job.moveToFailed(err, lock, false));
-        return l!.job;
-      })
-      .catch((cause: unknown) => Promise.reject(this.storeError(cause)));
-    if (!done) return null;
-    await this.count({ total_failed: 1 }, (m) => m.hset(keys.state, 'last_error', JSON.stringify({ message: err.message, at_unix_ms: at })));
-    return done;
+    await within(this.p.queue.close(), CLOSE_WAIT_MS);
   }
 
   /** Writes counter deltas with what earlier writes owe (OwedCounters). */
@@ -371,7 +262,7 @@ export class BullmqOutbox implements Outbox {
     return this.owed.write(this.p.redis, this.p.keys.state, deltas, more);
   }
 
-  /** Writes the counts a full Redis refused; the connector leases every poll, so they land soon after it has room. */
+  /** Writes the counts a full Redis refused; state is read every 250 ms, so they land soon after it has room. */
   private async payOwed(): Promise<void> {
     if (this.owed.any) await this.count({});
   }

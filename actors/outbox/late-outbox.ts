@@ -1,4 +1,4 @@
-import type { DeadLetter, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { DeadLetter, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { OutboxUnavailable } from './outbox-errors.js';
 import type { EvacuableOutbox } from './spill-outbox.js';
 
@@ -41,20 +41,8 @@ export class LateOutbox implements EvacuableOutbox {
     };
   }
 
-  lease(max: number): Promise<OutboxEntry[]> {
-    return this.call((o) => o.lease(max));
-  }
-
-  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void> {
-    return this.call((o) => o.ack(ids, opts));
-  }
-
-  retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
-    return this.call((o) => o.retry(id, error, notBeforeUnixMs));
-  }
-
-  deadLetter(id: string, error: string): Promise<void> {
-    return this.call((o) => o.deadLetter(id, error));
+  claimCounts(ids: readonly string[]): Promise<boolean[]> {
+    return this.call((o) => o.claimCounts(ids));
   }
 
   listDeadLetters(limit: number): Promise<DeadLetter[]> {

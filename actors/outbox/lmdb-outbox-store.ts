@@ -1,5 +1,5 @@
 import type { Key, RootDatabase } from 'lmdb';
-import type { Outbox, OutboxLimits, OutboxStore } from '../contracts/outbox.js';
+import type { OutboxLimits, OutboxStore } from '../contracts/outbox.js';
 import { openNodeDb, openOutboxEnv, openSinkDb, persistWriteBlock, readWriteBlock } from './lmdb-env.js';
 import { LmdbOutbox } from './lmdb-outbox.js';
 import type { SinkDb } from './lmdb-records.js';
@@ -14,7 +14,7 @@ export interface LmdbOutboxStoreOptions {
 }
 
 /** The embedded store of a node without Redis: one LMDB environment in the state dir. */
-export class LmdbOutboxStore implements OutboxStore {
+export class LmdbOutboxStore implements OutboxStore<LmdbOutbox> {
   readonly kind = 'embedded' as const;
   private readonly env: RootDatabase<unknown, Key>;
   private readonly nodeDb: SinkDb;
@@ -33,7 +33,7 @@ export class LmdbOutboxStore implements OutboxStore {
     );
   }
 
-  async open(sink: string): Promise<Outbox> {
+  async open(sink: string): Promise<LmdbOutbox> {
     const outbox = new LmdbOutbox(sink, openSinkDb(this.env, sink), this.budget, (o) => this.outboxes.delete(o));
     this.outboxes.add(outbox);
     return outbox;

@@ -1,6 +1,6 @@
 import type {
   DeadLetter,
-  Outbox,
+  LeasedOutbox,
   OutboxAppend,
   OutboxEntry,
   OutboxState,
@@ -46,7 +46,7 @@ interface Lease {
  * gaps are kept in memory (this instance is the sink's only writer) and written whole
  * in each batch; leases and due times are in memory too, for a lease() that reads keys only.
  */
-export class LmdbOutbox implements Outbox {
+export class LmdbOutbox implements LeasedOutbox {
   private readonly leases = new LeaseBook<Lease>();
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
@@ -125,7 +125,7 @@ export class LmdbOutbox implements Outbox {
     return out;
   }
 
-  async ack(ids: readonly string[]): Promise<void> {
+  async ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
     this.assertOpen();
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
@@ -134,7 +134,7 @@ export class LmdbOutbox implements Outbox {
           void this.db.remove(entryKey(l.pos));
           if (this.retries.has(l.pos)) void this.db.remove(retryKey(l.pos));
         }
-        c.total_delivered += leases.length;
+        if (count) c.total_delivered += leases.length;
         c.pending -= leases.length;
         c.bytes -= bytes;
       });

@@ -60,9 +60,14 @@ export class OutboxBudget {
     this.free = null;
   }
 
-  /** Sets what a sink holds, as its store read it at open. */
+  /**
+   * Sets what a sink holds, as its store read it (at open; for Redis, at each state
+   * read, since workers elsewhere deliver); deliveries may have unblocked writes.
+   */
   load(sink: string, bytes: number): void {
+    const before = this.bytesOf(sink);
     this.held.set(sink, bytes);
+    if (bytes < before) this.resumeIfRoom();
   }
 
   /** Reserves room for an append of `bytes`, or throws OutboxWriteBlocked. */
@@ -84,6 +89,10 @@ export class OutboxBudget {
   /** Bytes that left the sink (delivered, or a reservation whose append failed). */
   release(sink: string, bytes: number): void {
     this.held.set(sink, Math.max(0, this.bytesOf(sink) - bytes));
+    this.resumeIfRoom();
+  }
+
+  private resumeIfRoom(): void {
     if (this.blockedBy === 'max_bytes' && this.totalBytes < this.resumeBelow()) this.set(null);
   }
 

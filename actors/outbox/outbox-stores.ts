@@ -1,5 +1,5 @@
 import type { WeirConfig } from '../config/schema.js';
-import type { Outbox } from '../contracts/outbox.js';
+import type { LeasedOutbox } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import type { StopDeadline } from '../engine/stop-deadline.js';
@@ -13,7 +13,7 @@ const REDIS_OPEN_WAIT_MS = 3000;
 export interface OutboxStores {
   /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
   readonly kind: 'redis' | 'embedded';
-  open(sink: string): Promise<Outbox>;
+  open(sink: string): Promise<LeasedOutbox>;
   close(): Promise<void>;
 }
 

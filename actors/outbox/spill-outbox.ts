@@ -1,16 +1,23 @@
-import type { DeadLetter, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../engine/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
 
 /**
  * A Redis outbox: it can hand its waiting entries over when it is out of memory, and
- * complete entries without counting them (`count` false: the embedded store counts).
+ * claim the count of events the node kept in both stores (see maybeInBoth).
  */
 export interface EvacuableOutbox extends Outbox {
   evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number>;
-  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
+  /**
+   * For each id: marks its Redis copy as counted, so its delivery does not count;
+   * `false` where the Redis copy was counted already (delivered first).
+   */
+  claimCounts(ids: readonly string[]): Promise<boolean[]>;
 }
+
+/** Waiting entries moved from a full Redis to the embedded store per lease of the latter. */
+const EVACUATED_PER_LEASE = 100;
 
 /**
  * How many ids of events that may be in both stores are remembered: those of the
@@ -32,23 +39,13 @@ export interface SpillOutboxOptions {
 
 /**
  * A sink's Redis outbox with the embedded one beside it: appends that Redis cannot
- * take (it is down, or out of memory) are kept in the embedded store instead, and
- * delivered from there, so neither loses anything. A Redis out of memory refuses
- * leases too: its waiting entries then move to the embedded store, which frees Redis
- * for the other nodes on it. Each entry is settled in the store it came from.
+ * take (it is down, or out of memory) are kept in the embedded store instead, and the
+ * node delivers them from there (leases come from the embedded store alone; BullMQ
+ * workers deliver what Redis holds), so neither loses anything. A Redis out of memory
+ * cannot hand jobs to its workers either: its waiting entries then move to the
+ * embedded store, which frees Redis for the other nodes on it.
  */
-export class SpillOutbox implements Outbox {
-  /**
-   * The stores holding each leased id, with how many leases of it each has handed out
-   * and not yet seen settled. Usually one store; both when an event was kept in both
-   * (an append to a hung Redis that Redis ran after all): settling the id settles every
-   * copy, so neither stays leased and pending until a restart. Counted, because a retry
-   * due at once is leased again, by another delivery slot, as soon as its store moved
-   * it and before the retry has resolved here: dropping the store as owner then left
-   * the second lease's verdict settling nothing, and the entry active in Redis until
-   * the node's next start.
-   */
-  private readonly owners = new Map<string, Map<Outbox, number>>();
+export class SpillOutbox implements LeasedOutbox {
   private lastPrimary: OutboxState | null = null;
   /** Set while Redis is out of memory and appends go to the embedded store: shown as last_error. */
   private redisFull: { message: string; at_unix_ms: number } | null = null;
@@ -65,14 +62,15 @@ export class SpillOutbox implements Outbox {
   /**
    * Ids the embedded store took after a Redis append failed that Redis may still run
    * (a hung Redis answers it late): such an event may be delivered from both stores.
-   * The embedded copy counts in total_delivered; a Redis copy is completed uncounted,
-   * so one event is counted once. Oldest first, for the bound.
+   * Its embedded copy's ack claims the count from the Redis copy (claimCounts), so one
+   * event counts once; a Redis copy delivered and completed before that claim counts
+   * as well. Oldest first, for the bound.
    */
   private readonly maybeInBoth = new Set<string>();
 
   constructor(
     private readonly primary: EvacuableOutbox,
-    private readonly spill: Outbox,
+    private readonly spill: LeasedOutbox,
     private readonly opts: SpillOutboxOptions = {},
   ) {}
 
@@ -141,91 +139,31 @@ export class SpillOutbox implements Outbox {
     return () => detach.forEach((d) => d());
   }
 
-  /**
-   * Spilled entries first, and alone when there are any: a lease from a Redis that has
-   * stopped answering may take as long as the outage, and the spilled entries, leased
-   * already, would wait with it.
-   */
+  /** The embedded store's entries; while Redis is full, first its oldest waiting ones, moved over. */
   async lease(max: number): Promise<OutboxEntry[]> {
-    const spilled = await this.leaseFrom(this.spill, max);
-    if (spilled.length > 0) return spilled;
-    try {
-      return await this.leaseFrom(this.primary, max);
-    } catch (err) {
-      if (!(err instanceof OutboxWriteBlocked)) return [];
-      const moved = await this.primary.evacuate(max, (e) => this.spill.append(e)).catch(() => 0);
-      return moved > 0 ? this.leaseFrom(this.spill, max) : [];
-    }
+    if (this.redisFull) await this.primary.evacuate(EVACUATED_PER_LEASE, (e) => this.spill.append(e)).catch(() => 0);
+    return this.spill.lease(max);
   }
 
-  private async leaseFrom(store: Outbox, max: number): Promise<OutboxEntry[]> {
-    const leased = await store.lease(max);
-    for (const e of leased) {
-      const owners = this.owners.get(e.id) ?? new Map<Outbox, number>();
-      owners.set(store, (owners.get(store) ?? 0) + 1);
-      this.owners.set(e.id, owners);
-    }
-    return leased;
-  }
-
-  /**
-   * An owner's ids are forgotten only once it recorded the ack, so an ack that failed
-   * (Redis down) can be made again. An event in both stores is counted by the embedded
-   * one (see maybeInBoth).
-   */
   async ack(ids: readonly string[]): Promise<void> {
-    const byOwner = new Map<Outbox, string[]>();
-    const inBoth = new Set<string>();
-    for (const id of ids) {
-      const owners = this.owners.get(id);
-      if (this.maybeInBoth.has(id) || owners?.has(this.spill)) inBoth.add(id);
-      for (const owner of owners?.keys() ?? []) {
-        const owned = byOwner.get(owner);
-        if (owned) owned.push(id);
-        else byOwner.set(owner, [id]);
-      }
-    }
-    const results = await Promise.allSettled(
-      [...byOwner].map(async ([owner, owned]) => {
-        await (owner === this.primary ? this.ackInRedis(owned, inBoth) : owner.ack(owned));
-        for (const id of owned) this.settled(id, owner);
-      }),
-    );
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-
-  private async ackInRedis(ids: readonly string[], inBoth: ReadonlySet<string>): Promise<void> {
-    const copies = ids.filter((id) => inBoth.has(id));
-    const own = ids.filter((id) => !inBoth.has(id));
+    const shared = ids.filter((id) => this.maybeInBoth.has(id));
+    if (shared.length === 0) return this.spill.ack(ids);
+    // Redis unreachable: the embedded copy counts, and a Redis copy delivered later counts too.
+    const claimed = await this.primary.claimCounts(shared).catch(() => shared.map(() => true));
+    const countedInRedis = new Set(shared.filter((_, i) => !claimed[i]));
     await Promise.all([
-      own.length > 0 && this.primary.ack(own),
-      copies.length > 0 && this.primary.ack(copies, { count: false }),
+      this.spill.ack(ids.filter((id) => !countedInRedis.has(id))),
+      countedInRedis.size > 0 && this.spill.ack([...countedInRedis], { count: false }),
     ]);
+    for (const id of shared) this.maybeInBoth.delete(id);
   }
 
-  async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
-    await this.settleEach(id, (owner) => owner.retry(id, error, notBeforeUnixMs));
+  retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
+    return this.spill.retry(id, error, notBeforeUnixMs);
   }
 
-  async deadLetter(id: string, error: string): Promise<void> {
-    await this.settleEach(id, (owner) => owner.deadLetter(id, error));
-  }
-
-  private async settleEach(id: string, settle: (owner: Outbox) => Promise<void>): Promise<void> {
-    for (const owner of [...(this.owners.get(id)?.keys() ?? [])]) {
-      await settle(owner);
-      this.settled(id, owner);
-    }
-  }
-
-  /** One lease of `id` by `owner` settled; a lease of it the owner handed out since stays. */
-  private settled(id: string, owner: Outbox): void {
-    const owners = this.owners.get(id);
-    const left = (owners?.get(owner) ?? 0) - 1;
-    if (left > 0) owners!.set(owner, left);
-    else owners?.delete(owner);
-    if (owners?.size === 0) this.owners.delete(id);
+  deadLetter(id: string, error: string): Promise<void> {
+    return this.spill.deadLetter(id, error);
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {

@@ -1,7 +1,7 @@
 import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
-import type { Outbox } from '../contracts/outbox.js';
+import type { LeasedOutbox } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { StopDeadline } from '../engine/stop-deadline.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
@@ -13,7 +13,9 @@ export interface SinkDeps {
   /** Where the node saves its connector state (connector-state-file.ts). */
   stateDir: string;
   bus: EventBus;
-  openOutbox: (sink: string) => Promise<Outbox>;
+  openOutbox: (sink: string) => Promise<LeasedOutbox>;
+  /** The node's Redis, whose sink queues BullMQ workers deliver; null without `redis`. */
+  redis: { url: string; onError: (err: Error) => void } | null;
   publish: (event: BusEvent) => void;
   /** The node's stop deadline: what a sink's stop waits for on Redis or a receiver ends by it. */
   deadline: StopDeadline;

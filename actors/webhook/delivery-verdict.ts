@@ -1,3 +1,5 @@
+import type { EntrySettlement } from '../contracts/outbox.js';
+
 /**
  * What one delivery attempt means for the entry: acknowledged (any 2xx), retry later
  * (network error, timeout, 408, 429, 5xx; honouring Retry-After), or dead letter
@@ -39,4 +41,29 @@ export function retryDelayMs(attempt: number, retryAfterMs: number | null, opts:
   const ceiling = Math.min(opts.capMs, opts.baseMs * 2 ** Math.min(attempt, 30));
   const jittered = Math.floor(random() * ceiling);
   return retryAfterMs !== null ? Math.max(retryAfterMs, jittered) : jittered;
+}
+
+/** What becomes of one entry of a failed attempt: due again at a time, or a dead letter. */
+export type FailureSettlement = Exclude<EntrySettlement, { kind: 'ack' }>;
+
+export interface RetryPolicy {
+  /** Seconds after its append (or its last replay) that an entry stops being retried. */
+  retryForS: number;
+  backoff: { baseMs: number; capMs: number };
+}
+
+/**
+ * The settlement of one entry of a failed attempt. A replay starts a new retry window:
+ * an old event would otherwise go back after one failed attempt.
+ */
+export function settleFailure(
+  verdict: Exclude<DeliveryVerdict, { kind: 'ack' }>,
+  entry: { attempts: number; enqueued_at_unix_ms: number; replayed_at_unix_ms: number | null },
+  policy: RetryPolicy,
+  nowMs: number,
+): FailureSettlement {
+  if (verdict.kind === 'dead') return verdict;
+  const expired = nowMs - (entry.replayed_at_unix_ms ?? entry.enqueued_at_unix_ms) >= policy.retryForS * 1000;
+  if (expired) return { kind: 'dead', error: `${verdict.error}; gave up after ${policy.retryForS} s` };
+  return { kind: 'retry', error: verdict.error, notBeforeUnixMs: nowMs + retryDelayMs(entry.attempts, verdict.retryAfterMs, policy.backoff) };
 }

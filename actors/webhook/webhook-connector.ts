@@ -1,18 +1,15 @@
-import type { Outbox, OutboxEntry } from '../contracts/outbox.js';
+import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
 import { within } from '../engine/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
-import { retryDelayMs } from './delivery-verdict.js';
+import { settleFailure, type RetryPolicy } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
 
-export interface ConnectorOptions {
+export interface ConnectorOptions extends RetryPolicy {
   target: WebhookTarget;
-  /** Envelopes per request; 1 sends each envelope alone. */
+  /** Envelopes per request at most; 1 sends each envelope alone. */
   batchSize: number;
   /** Requests in flight at once. */
   concurrency: number;
-  /** Seconds after its append (or its last replay) that an entry stops being retried and becomes a dead letter. */
-  retryForS: number;
-  backoff: { baseMs: number; capMs: number };
   /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
   pollMs?: number;
   /** How long a lease or a verdict's write is waited for before the loop goes on without it. @defaultValue 2000 */
@@ -20,9 +17,9 @@ export interface ConnectorOptions {
 }
 
 /**
- * Delivers one sink's outbox to its Webhook: leases entries, POSTs them, and turns
- * each verdict into ack, retry (full-jitter backoff, Retry-After honoured) or dead
- * letter.
+ * Delivers one sink's embedded outbox to its Webhook: leases entries, POSTs them, and
+ * turns each verdict into ack, retry (full-jitter backoff, Retry-After honoured) or
+ * dead letter. A Redis outbox is delivered by BullMQ workers instead (BullmqDelivery).
  */
 export class WebhookConnector {
   private stopped = false;
@@ -40,7 +37,7 @@ export class WebhookConnector {
   private readonly late: OutboxEntry[][] = [];
 
   constructor(
-    private readonly outbox: Outbox,
+    private readonly outbox: LeasedOutbox,
     private readonly opts: ConnectorOptions,
   ) {}
 
@@ -126,13 +123,10 @@ export class WebhookConnector {
     }
     const now = Date.now();
     for (const entry of entries) {
-      // A replay starts a new retry window: an old event would otherwise go back after one failed attempt.
-      const expired = now - (entry.replayed_at_unix_ms ?? entry.enqueued_at_unix_ms) >= this.opts.retryForS * 1000;
-      const record =
-        verdict.kind === 'dead' || expired
-          ? () => this.outbox.deadLetter(entry.id, verdict.kind === 'retry' ? `${verdict.error}; gave up after ${this.opts.retryForS} s` : verdict.error)
-          : () => this.outbox.retry(entry.id, verdict.error, now + retryDelayMs(entry.attempts, verdict.retryAfterMs, this.opts.backoff));
-      await this.settle(record);
+      const settled = settleFailure(verdict, entry, this.opts, now);
+      await this.settle(() =>
+        settled.kind === 'retry' ? this.outbox.retry(entry.id, settled.error, settled.notBeforeUnixMs) : this.outbox.deadLetter(entry.id, settled.error),
+      );
     }
   }
 

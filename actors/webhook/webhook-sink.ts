@@ -1,8 +1,10 @@
 import type { WebhookSinkConfig } from '../config/schema.js';
-import type { Outbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { LeasedOutbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/build-sinks.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
+import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
+import { sinkKeys } from '../outbox/bullmq-keys.js';
 import { WebhookConnector } from './webhook-connector.js';
 
 /** How often the cached connector state is refreshed from the outbox. */
@@ -11,15 +13,19 @@ const STATE_REFRESH_MS = 250;
 const STOP_WAIT_MS = 3000;
 
 /**
- * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox, the
- * connector delivers them. Its state is read from the outbox (the same from both
- * stores) and cached, so status reads never wait on disk or Redis.
+ * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox. The
+ * connector delivers what the embedded store holds (all of it without Redis; with
+ * Redis, what Redis could not take), and a BullMQ worker the sink's Redis queue, unless
+ * `delivery` is "external" (`weir deliver` processes do it). Its state is read from
+ * the outbox (the same from both stores, whoever delivers) and cached, so status reads
+ * never wait on disk or Redis.
  */
 export class WebhookSink implements Sink {
   readonly type = 'webhook';
   private dispatcher: OutboxDispatcher | null = null;
   private connector: WebhookConnector | null = null;
-  private outbox: Outbox | null = null;
+  private worker: BullmqDelivery | null = null;
+  private outbox: LeasedOutbox | null = null;
   private cached: OutboxState | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -60,6 +66,12 @@ export class WebhookSink implements Sink {
     });
     this.dispatcher.start(since);
     this.connector.start();
+    const redis = this.deps.redis;
+    if (redis && c.delivery === 'node') {
+      // Loaded here: a node without Redis does not pay for BullMQ.
+      const { startWebhookWorker } = await import('./webhook-worker.js');
+      this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError });
+    }
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), STATE_REFRESH_MS);
     this.timer.unref();
@@ -84,7 +96,7 @@ export class WebhookSink implements Sink {
   }
 
   private async closeDelivery(): Promise<void> {
-    await this.connector?.stop();
+    await Promise.all([this.connector?.stop(), this.worker?.close()]);
     await this.refresh();
     await this.outbox?.close();
   }
@@ -107,7 +119,7 @@ export class WebhookSink implements Sink {
   }
 
   /** The dead-letter set, for the operator to inspect and replay. */
-  deadLetters(limit: number): ReturnType<Outbox['listDeadLetters']> {
+  deadLetters(limit: number): ReturnType<LeasedOutbox['listDeadLetters']> {
     return this.outbox ? this.outbox.listDeadLetters(limit) : Promise.resolve([]);
   }
 

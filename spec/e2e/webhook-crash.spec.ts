@@ -15,7 +15,7 @@ test('kill -9 mid-delivery loses nothing the outbox committed: after a restart e
   // A slow receiver: deliveries are in flight and a backlog waits when the node dies.
   receiver.respond(() => ({ status: 200, delayMs: 300 }));
   const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
+  const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 1 } });
   try {
     const ports = await hn.curlFlows(FLOWS);
     // Committed: the outbox holds (or has delivered) the flow.completed of every curl.

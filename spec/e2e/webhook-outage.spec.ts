@@ -11,7 +11,7 @@ import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 test('a receiver down for a while gets the whole backlog when it is back; failed attempts are counted; the state reads offline', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   const origin = await startOrigin();
-  const hn = await startHookNode({ origin, hook: { url: receiver.url() } });
+  const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 1 } });
   try {
     const ports = await hn.curlFlows(2);
     await hn.sinkWhen((s) => s.total_delivered === 2, 'the first two deliveries');

@@ -63,9 +63,23 @@ test('fills the defaults of inbounds, url_test groups and sinks', () => {
   assert.equal(result.config.outbounds[6], { ...raw.outbounds[6], timeout_ms: 5000 }, 'the url_test group gets its default timeout_ms');
   assert.equal(archive?.type === 'jsonl' && [archive.max_bytes, archive.keep_files, archive.fsync_interval_ms], [67_108_864, 5, 1000]);
   assert.equal(
-    billing?.type === 'webhook' && [billing.batch_size, billing.concurrency, billing.timeout_ms, billing.retry_for_s],
-    [1, 4, 10_000, 259_200],
+    billing?.type === 'webhook' && [billing.batch_size, billing.concurrency, billing.timeout_ms, billing.retry_for_s, billing.delivery],
+    [100, 4, 10_000, 259_200, 'node'],
   );
+});
+
+test('refuses external delivery of a Webhook sink on a node without redis, at its path', () => {
+  const raw = {
+    control: { api_key: 'k-0123456789abcdef' },
+    outbounds: [{ type: 'direct', tag: 'direct' }],
+    event_sinks: [{ type: 'webhook', tag: 'billing', url: 'http://127.0.0.1:8080/in', token: 't', delivery: 'external' }],
+  };
+  const result = parseConfig(raw, { baseDir: '/tmp' });
+  assert.equal(result.ok ? [] : result.problems, [
+    { path: 'event_sinks[0].delivery', message: '"external" needs `redis`: `weir deliver` workers deliver from the node\'s Redis queues' },
+  ]);
+  const withRedis = parseConfig({ ...raw, redis: { url: 'redis://127.0.0.1:6379' } }, { baseDir: '/tmp' });
+  assert.ok(withRedis.ok);
 });
 
 test('final defaults to the first outbound when there is no "direct"', () => {

@@ -1,5 +1,7 @@
+import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { startRedisServer } from '../../support/redis-server.js';
+import { bullmqDrain } from './bullmq-drain.js';
 import { outboxContract } from './outbox-contract.js';
 
 const redis = startRedisServer();
@@ -14,6 +16,7 @@ outboxContract(
     return {
       open: (limits) => BullmqOutboxStore.connect({ url, nodeId, limits: limits! }),
       dispose: async () => undefined,
+      drain: (ob, settle) => bullmqDrain(url, sinkKeys(nodeId, ob.sink), settle),
     };
   },
   async () => (await redis).close(),

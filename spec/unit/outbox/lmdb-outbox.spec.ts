@@ -1,13 +1,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { LeasedOutbox } from '../../../actors/contracts/outbox.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
-import { outboxContract } from './outbox-contract.js';
+import { leaseDrain } from './lease-drain.js';
+import { leasedOutboxContract } from './leased-outbox-contract.js';
+import { outboxContract, type OutboxBacking } from './outbox-contract.js';
 
-outboxContract('embedded (LMDB)', async () => {
+async function backing(): Promise<OutboxBacking<LeasedOutbox>> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-outbox-'));
   return {
     open: async (limits) => new LmdbOutboxStore({ stateDir, limits: limits! }),
     dispose: async () => fs.rmSync(stateDir, { recursive: true, force: true }),
+    drain: leaseDrain,
   };
-});
+}
+
+outboxContract('embedded (LMDB)', backing);
+leasedOutboxContract('embedded (LMDB)', backing);

@@ -1,14 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Outbox, OutboxAppend, OutboxLimits, OutboxState, OutboxStore } from '../../../actors/contracts/outbox.js';
+import type { EntrySettlement, Outbox, OutboxAppend, OutboxEntry, OutboxLimits, OutboxState, OutboxStore } from '../../../actors/contracts/outbox.js';
 import { OutboxClosed, OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
 
 /** Where one test's outbox data lives; every `open` sees what earlier stores left. */
-export interface OutboxBacking {
-  open(limits?: OutboxLimits): Promise<OutboxStore>;
+export interface OutboxBacking<O extends Outbox = Outbox> {
+  open(limits?: OutboxLimits): Promise<OutboxStore<O>>;
   dispose(): Promise<void>;
+  /**
+   * Delivers every entry of `outbox` that is due, oldest first, as the store's consumer
+   * does (a lease loop, BullMQ workers), settling each by `settle`; resolves with the
+   * entries in the order they were handed out, once their settlements are recorded.
+   */
+  drain(outbox: O, settle: (entry: OutboxEntry) => EntrySettlement): Promise<OutboxEntry[]>;
 }
+
+const ack = (): EntrySettlement => ({ kind: 'ack' });
 
 export const ROOMY: OutboxLimits = { max_bytes: 1 << 30, min_free_bytes: 0 };
 
@@ -31,96 +39,75 @@ export function counts(s: OutboxState) {
 
 const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
 
-/**
- * The one contract every outbox store must keep (actors/contracts/outbox.ts), run
- * against each store by its spec file. `makeBacking` gives each test fresh data.
- */
-export function outboxContract(name: string, makeBacking: () => Promise<OutboxBacking>, after?: () => Promise<void>): void {
-  const test = suite(`outbox contract: ${name}`);
-  if (after) test.after(after);
-
-  /** Runs `body` on the `billing` outbox of a fresh backing, closing everything after. */
-  const withOutbox = (body: (ob: Outbox, reopen: () => Promise<Outbox>) => Promise<void>, limits = ROOMY) => async () => {
+/** Runs a test body on the `billing` outbox of a fresh backing, closing everything after. */
+export function outboxRunner<O extends Outbox>(makeBacking: () => Promise<OutboxBacking<O>>) {
+  return (body: (ob: O, reopen: () => Promise<O>, backing: OutboxBacking<O>) => Promise<void>, limits = ROOMY) => async () => {
     const backing = await makeBacking();
-    const stores: OutboxStore[] = [];
-    const open = async (): Promise<Outbox> => {
+    const stores: OutboxStore<O>[] = [];
+    const open = async (): Promise<O> => {
       const store = await backing.open(limits);
       stores.push(store);
       return store.open('billing');
     };
     try {
       const first = await open();
-      await body(first, async () => {
-        await stores.at(-1)!.close();
-        return open();
-      });
+      await body(
+        first,
+        async () => {
+          await stores.at(-1)!.close();
+          return open();
+        },
+        backing,
+      );
     } finally {
       for (const s of stores) await s.close();
       await backing.dispose();
     }
   };
+}
+
+/**
+ * The one contract every outbox store must keep (actors/contracts/outbox.ts), run
+ * against each store by its spec file, whoever delivers it. `makeBacking` gives each
+ * test fresh data.
+ */
+export function outboxContract<O extends Outbox>(name: string, makeBacking: () => Promise<OutboxBacking<O>>, after?: () => Promise<void>): void {
+  const test = suite(`outbox contract: ${name}`);
+  if (after) test.after(after);
+  const withOutbox = outboxRunner(makeBacking);
 
   test(
-    'leases entries in append order, each once, with their fields',
-    withOutbox(async (ob) => {
+    'delivers entries in append order, each once, with their fields',
+    withOutbox(async (ob, _reopen, { drain }) => {
       const before = Date.now();
       await ob.append(entries(1, 3));
       await ob.append(entries(4, 5));
       const after = Date.now();
-      const first = await ob.lease(3);
-      assert.equal(ids(first), ['ev-1', 'ev-2', 'ev-3']);
+      const first = await drain(ob, ack);
+      assert.equal(ids(first), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5']);
       const { enqueued_at_unix_ms: at, ...rest } = first[0]!;
       assert.equal(rest, { id: 'ev-1', sequence: 1, body: '{"n":1}', attempts: 0, replayed_at_unix_ms: null });
       assert.ok(at >= before && at <= after, 'enqueued_at is the append time');
-      assert.equal(ids(await ob.lease(10)), ['ev-4', 'ev-5']);
-      assert.equal(await ob.lease(10), []);
+      assert.equal(counts(await ob.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+      assert.equal(await drain(ob, ack), []);
     }),
   );
 
   test(
-    'ack removes entries from pending and counts total_delivered once',
-    withOutbox(async (ob) => {
-      await ob.append(entries(1, 4));
-      await ob.lease(3);
-      await Promise.all([ob.ack(['ev-1', 'ev-3', 'ev-9']), ob.ack(['ev-1'])]);
-      await ob.ack(['ev-1']);
-      assert.equal(counts(await ob.state()), {
-        pending: 2,
-        total_delivered: 2,
-        total_failed: 0,
-        replay_gaps: 0,
-        dead_letters: 0,
-        write_blocked: false,
-        bytes: 14,
-      });
-      assert.equal(ids(await ob.lease(10)), ['ev-4'], 'ev-2 stays leased');
-    }),
-  );
-
-  test(
-    'ack ignores entries that are pending but not leased',
-    withOutbox(async (ob) => {
+    'a retry counts the failed attempt and last_error and holds the entry until notBefore',
+    withOutbox(async (ob, _reopen, { drain }) => {
       await ob.append(entries(1, 2));
-      await ob.ack(['ev-1']);
-      assert.is((await ob.state()).total_delivered, 0);
-      assert.equal(ids(await ob.lease(10)), ['ev-1', 'ev-2']);
-    }),
-  );
-
-  test(
-    'retry counts the failed attempt and last_error and holds the entry until notBefore',
-    withOutbox(async (ob) => {
-      await ob.append(entries(1, 2));
-      await ob.lease(1);
       const at = Date.now();
-      await ob.retry('ev-1', 'HTTP 503 from receiver', Date.now() + 600);
+      const notBefore = at + 600;
+      const first = await drain(ob, (e) => (e.id === 'ev-1' ? { kind: 'retry', error: 'HTTP 503 from receiver', notBeforeUnixMs: notBefore } : ack()));
+      assert.equal(ids(first), ['ev-1', 'ev-2']);
       const s = await ob.state();
-      assert.equal(counts(s), { pending: 2, total_delivered: 0, total_failed: 1, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 14 });
+      assert.equal(counts(s), { pending: 1, total_delivered: 1, total_failed: 1, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 7 });
       assert.is(s.last_error?.message, 'HTTP 503 from receiver');
       assert.ok(s.last_error!.at_unix_ms >= at && s.last_error!.at_unix_ms <= Date.now());
-      assert.equal(ids(await ob.lease(10)), ['ev-2'], 'ev-1 is not due yet');
-      await sleep(700);
-      const again = await ob.lease(10);
+      assert.equal(await drain(ob, ack), [], 'ev-1 is not due yet');
+      await sleep(Math.max(0, notBefore - Date.now()) + 100);
+      const again = await drain(ob, ack);
       assert.equal(ids(again), ['ev-1']);
       assert.is(again[0]!.attempts, 1);
     }),
@@ -128,92 +115,72 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
 
   test(
     'a retry whose notBefore has passed is due at once',
-    withOutbox(async (ob) => {
+    withOutbox(async (ob, _reopen, { drain }) => {
       await ob.append(entries(1, 1));
-      await ob.lease(1);
-      await ob.retry('ev-1', 'timeout', Date.now() - 1);
-      const again = await ob.lease(1);
-      assert.equal(ids(again), ['ev-1']);
-      await ob.retry('ev-1', 'timeout', 0);
-      assert.is((await ob.lease(1))[0]?.attempts, 2);
+      let attempts = 0;
+      const seen = await drain(ob, () => (++attempts < 3 ? { kind: 'retry', error: 'timeout', notBeforeUnixMs: Date.now() - 1 } : ack()));
+      assert.equal(seen.map((e) => [e.id, e.attempts]), [['ev-1', 0], ['ev-1', 1], ['ev-1', 2]]);
+      assert.equal(counts(await ob.state()), { pending: 0, total_delivered: 1, total_failed: 2, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
     }),
   );
 
   test(
     'dead letters leave pending, are listed with their error, and replay with attempts 0',
-    withOutbox(async (ob) => {
+    withOutbox(async (ob, _reopen, { drain }) => {
       await ob.append(entries(1, 2));
-      await ob.lease(2);
-      await ob.retry('ev-1', 'HTTP 500', 0);
-      assert.equal(ids(await ob.lease(1)), ['ev-1']);
       const before = Date.now();
-      await ob.deadLetter('ev-1', 'HTTP 400 bad request');
-      await ob.deadLetter('ev-2', 'HTTP 410 gone');
+      let retried = false;
+      await drain(ob, (e): EntrySettlement => {
+        if (e.id === 'ev-1' && !retried) {
+          retried = true;
+          return { kind: 'retry', error: 'HTTP 500', notBeforeUnixMs: 0 };
+        }
+        return { kind: 'dead', error: e.id === 'ev-1' ? 'HTTP 400 bad request' : 'HTTP 410 gone' };
+      });
       await ob.append(entries(3, 3));
       const s = await ob.state();
       assert.equal(counts(s), { pending: 1, total_delivered: 0, total_failed: 3, replay_gaps: 0, dead_letters: 2, write_blocked: false, bytes: 21 });
-      assert.is(s.last_error?.message, 'HTTP 410 gone');
       const dead = await ob.listDeadLetters(10);
-      assert.equal(ids(dead), ['ev-1', 'ev-2']);
-      assert.equal([dead[0]!.error, dead[0]!.attempts, dead[0]!.sequence, dead[0]!.body], ['HTTP 400 bad request', 2, 1, '{"n":1}']);
-      assert.ok(dead[0]!.dead_at_unix_ms >= before);
-      assert.equal(ids(await ob.listDeadLetters(1)), ['ev-1']);
-      assert.equal(ids(await ob.lease(10)), ['ev-3'], 'dead letters are not leased');
+      assert.equal(ids(dead).sort(), ['ev-1', 'ev-2']);
+      const one = dead.find((d) => d.id === 'ev-1')!;
+      assert.equal([one.error, one.attempts, one.sequence, one.body], ['HTTP 400 bad request', 2, 1, '{"n":1}']);
+      assert.ok(one.dead_at_unix_ms >= before);
+      assert.is((await ob.listDeadLetters(1)).length, 1);
 
       assert.is(await ob.replayDeadLetters(['ev-2']), 1);
       assert.equal(ids(await ob.listDeadLetters(10)), ['ev-1']);
-      const replayed = await ob.lease(10);
-      assert.equal(ids(replayed), ['ev-2']);
-      assert.is(replayed[0]!.attempts, 0);
-      assert.ok(replayed[0]!.replayed_at_unix_ms! >= before);
+      const replayed = await drain(ob, ack);
+      assert.equal(ids(replayed).sort(), ['ev-2', 'ev-3'], 'dead letters are not delivered until replayed');
+      const again = replayed.find((e) => e.id === 'ev-2')!;
+      assert.is(again.attempts, 0);
+      assert.ok(again.replayed_at_unix_ms! >= before);
       assert.is(await ob.replayDeadLetters(), 1);
-      assert.equal(counts(await ob.state()), { pending: 3, total_delivered: 0, total_failed: 3, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 21 });
-    }),
-  );
-
-  test(
-    'ack, retry and deadLetter ignore ids that are not leased',
-    withOutbox(async (ob) => {
-      await ob.append(entries(1, 1));
-      await ob.ack(['nope']);
-      await ob.retry('nope', 'x', 0);
-      await ob.deadLetter('nope', 'x');
-      assert.equal(counts(await ob.state()), { pending: 1, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 7 });
-    }),
-  );
-
-  test(
-    'entries leased and never acknowledged are pending again, in order, after a reopen',
-    withOutbox(async (ob, reopen) => {
-      await ob.append(entries(1, 4));
-      assert.equal(ids(await ob.lease(3)), ['ev-1', 'ev-2', 'ev-3']);
-      await ob.ack(['ev-2']);
-      const next = await reopen();
-      await next.append(entries(5, 5));
-      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-3', 'ev-4', 'ev-5'], 'appends after a reopen come after the old entries');
-      assert.is((await next.state()).pending, 4);
+      assert.equal(counts(await ob.state()), { pending: 1, total_delivered: 2, total_failed: 3, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 7 });
     }),
   );
 
   test(
     'an append after a reopen keeps the first entry ever appended, when it is the only one pending',
-    withOutbox(async (ob, reopen) => {
+    withOutbox(async (ob, reopen, { drain }) => {
       await ob.append(entries(1, 1));
       const next = await reopen();
       await next.append(entries(2, 2));
-      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-2']);
       assert.is((await next.state()).pending, 2);
+      assert.equal(ids(await drain(next, ack)), ['ev-1', 'ev-2']);
     }),
   );
 
   test(
     'counters, dead letters and gaps survive a reopen',
-    withOutbox(async (ob, reopen) => {
-      await ob.append(entries(1, 4));
-      await ob.lease(3);
-      await ob.ack(['ev-1']);
-      await ob.retry('ev-2', 'HTTP 502', Date.now() + 60_000);
-      await ob.deadLetter('ev-3', 'HTTP 404');
+    withOutbox(async (ob, reopen, { drain }) => {
+      await ob.append(entries(1, 3));
+      const verdicts: Record<string, EntrySettlement> = {
+        'ev-1': ack(),
+        'ev-2': { kind: 'retry', error: 'HTTP 502', notBeforeUnixMs: Date.now() + 60_000 },
+        'ev-3': { kind: 'dead', error: 'HTTP 404' },
+      };
+      await drain(ob, (e) => verdicts[e.id]!);
+      await ob.append(entries(4, 4));
       await ob.recordGap({ from_sequence: 5, to_sequence: 9, at_unix_ms: 1_700_000_000_000 }, false);
       const next = await reopen();
       const s = await next.state();
@@ -221,18 +188,18 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
       assert.is(s.last_error?.message, 'HTTP 404');
       assert.equal(s.gaps, [{ from_sequence: 5, to_sequence: 9, at_unix_ms: 1_700_000_000_000 }]);
       assert.equal(ids(await next.listDeadLetters(10)), ['ev-3']);
-      assert.equal(ids(await next.lease(10)), ['ev-4'], 'the retried entry keeps its notBefore');
+      assert.equal(ids(await drain(next, ack)), ['ev-4'], 'the retried entry keeps its notBefore');
     }),
   );
 
   test(
     'recordGap counts one gap per missed range, and a drained backlog never lowers replay_gaps',
-    withOutbox(async (ob) => {
+    withOutbox(async (ob, _reopen, { drain }) => {
       await ob.recordGap({ from_sequence: 10, to_sequence: 11, at_unix_ms: 1000 }, false);
       await ob.recordGap({ from_sequence: 12, to_sequence: 14, at_unix_ms: 2000 }, true);
       await ob.recordGap({ from_sequence: 20, to_sequence: 20, at_unix_ms: 3000 }, false);
       await ob.append(entries(15, 19));
-      await ob.ack(ids(await ob.lease(10)));
+      await drain(ob, ack);
       const s = await ob.state();
       assert.equal(counts(s), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 2, dead_letters: 0, write_blocked: false, bytes: 0 });
       assert.equal(s.gaps, [
@@ -257,7 +224,7 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
   test(
     'a full outbox blocks writes with OUTBOX_WRITE_BLOCKED until deliveries free room',
     withOutbox(
-      async (ob) => {
+      async (ob, _reopen, { drain }) => {
         const big = (i: number) => `{"n":${i},"pad":"${'x'.repeat(40)}"}`;
         await ob.append(entries(1, 1, big));
         const err = await ob.append(entries(2, 2, big)).catch((e: unknown) => e);
@@ -268,11 +235,11 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
         assert.equal(s.outbox_storage.write_blocked, true);
         assert.equal(s.outbox_storage.write_blocked_reason, 'max_bytes');
         assert.equal(counts(s).pending, 1, 'nothing of the refused append was kept');
-        await ob.ack(ids(await ob.lease(1)));
+        await drain(ob, ack);
         s = await ob.state();
         assert.equal([s.outbox_storage.write_blocked, s.outbox_storage.bytes], [false, 0]);
         await ob.append(entries(3, 3, big));
-        assert.equal(ids(await ob.lease(10)), ['ev-3']);
+        assert.equal(ids(await drain(ob, ack)), ['ev-3']);
       },
       { max_bytes: 80, min_free_bytes: 0 },
     ),
@@ -280,18 +247,22 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
 
   test(
     'oldest_pending_age_ms follows the oldest pending entry',
-    withOutbox(async (ob) => {
+    withOutbox(async (ob, _reopen, { drain }) => {
       assert.is((await ob.state()).oldest_pending_age_ms, null);
       const before = Date.now();
       await ob.append(entries(1, 1));
       await sleep(60);
+      const beforeSecond = Date.now();
       await ob.append(entries(2, 2));
       const age = (await ob.state()).oldest_pending_age_ms!;
       // In ms, and no older than the test's own wait.
       assert.ok(age >= 50 && age <= Date.now() - before, `age ${age}`);
-      await ob.ack(ids(await ob.lease(1)));
-      assert.ok((await ob.state()).oldest_pending_age_ms! < age);
-      await ob.ack(ids(await ob.lease(1)));
+      const notBefore = Date.now() + 300;
+      await drain(ob, (e) => (e.id === 'ev-1' ? ack() : { kind: 'retry', error: 'HTTP 503', notBeforeUnixMs: notBefore }));
+      const second = (await ob.state()).oldest_pending_age_ms!;
+      assert.ok(second <= Date.now() - beforeSecond, `ev-2 is the oldest pending (age ${second})`);
+      await sleep(Math.max(0, notBefore - Date.now()) + 100);
+      await drain(ob, ack);
       assert.is((await ob.state()).oldest_pending_age_ms, null);
     }),
   );
@@ -313,7 +284,7 @@ export function outboxContract(name: string, makeBacking: () => Promise<OutboxBa
     'a closed outbox refuses calls with OUTBOX_CLOSED',
     withOutbox(async (ob) => {
       await ob.close();
-      const err = await ob.lease(1).catch((e: unknown) => e);
+      const err = await ob.append(entries(1, 1)).catch((e: unknown) => e);
       assert.instance(err, OutboxClosed);
       assert.is((err as OutboxClosed).code, 'OUTBOX_CLOSED');
     }),

@@ -7,6 +7,7 @@ import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js
 import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-state.js';
 import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
+import { bullmqDrain } from './bullmq-drain.js';
 import { entries, ROOMY } from './outbox-contract.js';
 
 // Redis losing a sink's outbox (redis-loss-watch.ts): FLUSHALL stands for a Redis
@@ -84,10 +85,10 @@ test('readRedisOutboxState beside a running node leaves the events of an append 
   }));
 
 test('an `enqueued` member a settled event left behind is dropped by the next read, and not taken for the oldest pending one', () =>
-  withRunningNode(async ({ nodeId, outbox, admin }) => {
+  withRunningNode(async ({ url, nodeId, outbox, admin }) => {
     await outbox.append(entries(1, 2));
-    await outbox.ack((await outbox.lease(1)).map((e) => e.id));
-    // As a crash between the job's move and its ZREM leaves it, an hour old.
+    await bullmqDrain(url, sinkKeys(nodeId, 'billing'), (e) => (e.id === 'ev-1' ? { kind: 'ack' } : { kind: 'retry', error: 'HTTP 503', notBeforeUnixMs: Date.now() + 60_000 }));
+    // As a crash between the job's completion and its ZREM leaves it, an hour old.
     const { enqueued } = sinkKeys(nodeId, 'billing');
     await admin.zadd(enqueued, Date.now() - 3_600_000, jobIdFor('ev-1'));
     const s = await outbox.state();

@@ -43,7 +43,7 @@ test('a second store of a node id another running store holds is refused, naming
     assert.match((err as Error).message, `pid ${process.pid}`);
     // A node without a state dir of its own (no previous run) is refused too.
     assert.instance(await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY }).catch((e: unknown) => e), NodeIdInUseError);
-    assert.equal((await outbox.lease(10)).map((e) => e.id), ['ev-1', 'ev-2'], 'nothing of the queue was taken back by the refused one');
+    assert.is((await outbox.state()).pending, 2, 'nothing of the queue was taken by the refused one');
   } finally {
     await first.close();
   }

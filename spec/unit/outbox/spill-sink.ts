@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import type { Outbox } from '../../../actors/contracts/outbox.js';
+import type { EntrySettlement, LeasedOutbox, OutboxEntry } from '../../../actors/contracts/outbox.js';
 import type { StopDeadline } from '../../../actors/engine/stop-deadline.js';
 import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
@@ -9,6 +9,8 @@ import { SpillOutbox } from '../../../actors/outbox/spill-outbox.js';
 import type { RedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { withClosing } from '../../support/with-closing.js';
+import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
+import { bullmqDrain } from './bullmq-drain.js';
 import { ROOMY } from './outbox-contract.js';
 
 /** The sink `billing` of a fresh node: its Redis outbox and the embedded store beside it. */
@@ -16,9 +18,11 @@ export interface SpillSink {
   nodeId: string;
   redis: BullmqOutboxStore;
   primary: BullmqOutbox;
-  spill: Outbox;
+  spill: LeasedOutbox;
   outbox: SpillOutbox;
   admin: Redis;
+  /** Delivers the Redis queue with a BullMQ worker (bullmqDrain). */
+  drainRedis(settle?: (entry: OutboxEntry) => EntrySettlement): Promise<OutboxEntry[]>;
   /** How many appends reached the Redis outbox. */
   redisAppends(): number;
   /** Redis out of memory (maxmemory 1 byte under noeviction), or not. */
@@ -27,7 +31,6 @@ export interface SpillSink {
 }
 
 export interface SpillSinkOptions {
-  leaseMs?: number;
   probeMs?: number;
   /** The node's stop deadline the SpillOutbox is built with. */
   deadline?: StopDeadline;
@@ -41,7 +44,7 @@ export async function openSpillSink(server: RedisServer, opts: SpillSinkOptions 
   const nodeId = `spill-node-${++nodes}`;
   const stateDir = tempDir('weir-spill-');
   await opts.embeddedFirst?.(new LmdbOutboxStore({ stateDir, limits: ROOMY }));
-  const redis = await BullmqOutboxStore.connect({ url: server.url, nodeId, limits: ROOMY, ...(opts.leaseMs && { leaseMs: opts.leaseMs }) });
+  const redis = await BullmqOutboxStore.connect({ url: server.url, nodeId, limits: ROOMY });
   const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
   const primary = await redis.open('billing');
   let appends = 0;
@@ -61,6 +64,7 @@ export async function openSpillSink(server: RedisServer, opts: SpillSinkOptions 
     spill,
     outbox,
     admin,
+    drainRedis: (settle = () => ({ kind: 'ack' })) => bullmqDrain(server.url, sinkKeys(nodeId, 'billing'), settle),
     redisAppends: () => appends,
     full,
     async close() {

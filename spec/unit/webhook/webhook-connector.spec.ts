@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Outbox } from '../../../actors/contracts/outbox.js';
+import type { LeasedOutbox } from '../../../actors/contracts/outbox.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookConnector } from '../../../actors/webhook/webhook-connector.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -17,7 +17,7 @@ const LIMITS = { max_bytes: 64 * 1024 * 1024, min_free_bytes: 0 };
  * a Redis command in flight when Redis died waits for Redis to return: an ack is made only
  * then (it had not reached Redis), a lease is made at once and answers then (it had).
  */
-function stalling(outbox: Outbox, method: 'ack' | 'lease'): { outbox: Outbox; release: () => void; stalled: () => number } {
+function stalling(outbox: LeasedOutbox, method: 'ack' | 'lease'): { outbox: LeasedOutbox; release: () => void; stalled: () => number } {
   let stalled = 0;
   let released = false;
   const held: (() => void)[] = [];
@@ -40,7 +40,7 @@ function stalling(outbox: Outbox, method: 'ack' | 'lease'): { outbox: Outbox; re
 interface Context {
   ids: string[];
   acked: () => string[];
-  outbox: Outbox;
+  outbox: LeasedOutbox;
   release: () => void;
 }
 

@@ -21,6 +21,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
     stateDir,
     bus: new EventBus({ ringCapacity: 16, ringMaxBytes: 1 << 16 }),
     openOutbox: (tag) => store.open(tag),
+    redis: null,
     publish: () => {},
     deadline: new StopDeadline(),
   });

@@ -1,0 +1,86 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { DeliverEntry } from '../contracts/outbox.js';
+import { DeliveryCounts } from './bullmq-counts.js';
+import { RetryAt, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import type { SinkKeys } from './bullmq-keys.js';
+
+export interface BullmqDeliveryOptions {
+  /** redis:// or rediss:// URL of the Redis that holds the queue. */
+  url: string;
+  /** The sink's queue (bullmq-keys.ts): any node's, so a process apart from the node can deliver it. */
+  keys: SinkKeys;
+  deliver: DeliverEntry;
+  /** Jobs the worker holds at once: the batch size times the requests in flight. */
+  concurrency: number;
+  /** Told of the worker's and the counters' connection errors; BullMQ reconnects by itself. */
+  onError?: (err: Error) => void;
+  /**
+   * How long a job stays locked to its worker without a renewal (BullMQ renews it at half
+   * that while the job is processed). A worker that dies leaves its jobs to whichever
+   * worker's stalled-job check first finds their locks expired: within lockMs and two
+   * checks of a worker's death. @defaultValue 5000
+   */
+  lockMs?: number;
+  /** How often the worker looks for stalled jobs. @defaultValue 2000 */
+  stalledCheckMs?: number;
+}
+
+/**
+ * Delivers a sink's Redis outbox with a BullMQ Worker: BullMQ moves each job to active
+ * under the worker's lock, renews the lock, gives a dead worker's jobs back (stalled-job
+ * recovery), and holds a retried job in its delayed set until the time the delivery
+ * asked for (the `retry-at` backoff). A dead letter is a job failed with
+ * UnrecoverableError, kept in BullMQ's failed set. What weir adds is the counters
+ * (DeliveryCounts). Any number of these may run on one queue, in the node or in
+ * `weir deliver` processes.
+ */
+export class BullmqDelivery {
+  private readonly worker: Worker<JobData, string, string>;
+  private readonly redis: Redis;
+  private readonly counts: DeliveryCounts;
+
+  constructor(opts: BullmqDeliveryOptions) {
+    const onError = opts.onError ?? (() => undefined);
+    // No per-command retry limit: a count waits for a Redis outage to end, as the job does.
+    this.redis = new Redis(opts.url, { maxRetriesPerRequest: null });
+    this.redis.on('error', onError);
+    this.counts = new DeliveryCounts(this.redis, opts.keys);
+    this.worker = new Worker<JobData, string, string>(opts.keys.queue, (job) => this.process(job, opts.deliver), {
+      connection: { url: opts.url, maxRetriesPerRequest: null },
+      prefix: opts.keys.prefix,
+      concurrency: opts.concurrency,
+      lockDuration: opts.lockMs ?? 5000,
+      stalledInterval: opts.stalledCheckMs ?? 2000,
+      // A job whose worker died is delivered again, however often that happens; only the
+      // receiver's answers or the retry window make a dead letter.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+      settings: { backoffStrategy: (_attempts, _type, err) => Math.max(0, (err as RetryAt).notBeforeUnixMs - Date.now()) },
+    });
+    this.worker.on('error', onError);
+  }
+
+  private async process(job: OutboxJob, deliver: DeliverEntry): Promise<string> {
+    const settled = await deliver(toEntry(job));
+    if (settled.kind === 'ack') {
+      await this.counts.delivered(job.id!, Buffer.byteLength(job.data.body));
+      return 'delivered';
+    }
+    await this.counts.failed(settled.error, Date.now(), settled.kind === 'dead' ? job.id! : null);
+    throw settled.kind === 'retry' ? new RetryAt(settled.error, settled.notBeforeUnixMs) : new UnrecoverableError(settled.error);
+  }
+
+  /** Waits until the worker is connected and taking jobs. */
+  async ready(): Promise<void> {
+    await this.worker.waitUntilReady();
+  }
+
+  /**
+   * Stops taking jobs and waits for those under way; `force` leaves them to the
+   * stalled-job check of the next worker (they are delivered again, counted once).
+   */
+  async close(force = false): Promise<void> {
+    await this.worker.close(force);
+    this.redis.disconnect();
+  }
+}

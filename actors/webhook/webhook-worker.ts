@@ -1,0 +1,32 @@
+import type { WebhookSinkConfig } from '../config/schema.js';
+import type { EntrySettlement, OutboxEntry } from '../contracts/outbox.js';
+import { BullmqDelivery } from '../outbox/bullmq-delivery.js';
+import type { SinkKeys } from '../outbox/bullmq-keys.js';
+import { settleFailure } from './delivery-verdict.js';
+import { RequestBatcher } from './request-batcher.js';
+import { postWebhook } from './webhook-post.js';
+
+/**
+ * A BullMQ worker that delivers one Redis sink queue to the sink's Webhook: the jobs it
+ * holds at once are grouped into requests (RequestBatcher), each request's verdict
+ * settles every entry it carried. Used by the node (`delivery: "node"`) and by
+ * `weir deliver`.
+ */
+export function startWebhookWorker(config: WebhookSinkConfig, redis: { url: string; keys: SinkKeys; onError: (err: Error) => void }): BullmqDelivery {
+  const target = { url: config.url, token: config.token.reveal(), timeoutMs: config.timeout_ms };
+  const policy = { retryForS: config.retry_for_s, backoff: { baseMs: config.backoff_base_ms, capMs: config.backoff_max_ms } };
+  const batcher = new RequestBatcher((entries: OutboxEntry[]) => postWebhook(target, entries), {
+    batchSize: config.batch_size,
+    concurrency: config.concurrency,
+  });
+  return new BullmqDelivery({
+    url: redis.url,
+    keys: redis.keys,
+    concurrency: config.batch_size * config.concurrency,
+    onError: redis.onError,
+    deliver: async (entry): Promise<EntrySettlement> => {
+      const verdict = await batcher.add(entry);
+      return verdict.kind === 'ack' ? verdict : settleFailure(verdict, entry, policy, Date.now());
+    },
+  });
+}

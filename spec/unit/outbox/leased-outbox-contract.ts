@@ -1,0 +1,73 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { LeasedOutbox } from '../../../actors/contracts/outbox.js';
+import { counts, entries, outboxRunner, type OutboxBacking } from './outbox-contract.js';
+
+const ids = (list: { id: string }[]): string[] => list.map((e) => e.id);
+
+/** What a store the node leases from (LeasedOutbox) keeps beyond the outbox contract. */
+export function leasedOutboxContract(name: string, makeBacking: () => Promise<OutboxBacking<LeasedOutbox>>): void {
+  const test = suite(`leased outbox contract: ${name}`);
+  const withOutbox = outboxRunner(makeBacking);
+
+  test(
+    'leases entries in append order, each once',
+    withOutbox(async (ob) => {
+      await ob.append(entries(1, 5));
+      assert.equal(ids(await ob.lease(3)), ['ev-1', 'ev-2', 'ev-3']);
+      assert.equal(ids(await ob.lease(10)), ['ev-4', 'ev-5']);
+      assert.equal(await ob.lease(10), []);
+    }),
+  );
+
+  test(
+    'ack removes entries from pending and counts total_delivered once',
+    withOutbox(async (ob) => {
+      await ob.append(entries(1, 4));
+      await ob.lease(3);
+      await Promise.all([ob.ack(['ev-1', 'ev-3', 'ev-9']), ob.ack(['ev-1'])]);
+      await ob.ack(['ev-1']);
+      assert.equal(counts(await ob.state()), { pending: 2, total_delivered: 2, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 14 });
+      assert.equal(ids(await ob.lease(10)), ['ev-4'], 'ev-2 stays leased');
+    }),
+  );
+
+  test(
+    'ack with count false delivers without counting',
+    withOutbox(async (ob) => {
+      await ob.append(entries(1, 2));
+      await ob.lease(2);
+      await ob.ack(['ev-1'], { count: false });
+      await ob.ack(['ev-2']);
+      assert.equal(counts(await ob.state()), { pending: 0, total_delivered: 1, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+    }),
+  );
+
+  test(
+    'ack, retry and deadLetter ignore ids that are not leased',
+    withOutbox(async (ob) => {
+      await ob.append(entries(1, 1));
+      await ob.ack(['ev-1']);
+      await ob.ack(['nope']);
+      await ob.retry('nope', 'x', 0);
+      await ob.deadLetter('nope', 'x');
+      assert.equal(counts(await ob.state()), { pending: 1, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 7 });
+      assert.equal(ids(await ob.lease(10)), ['ev-1']);
+    }),
+  );
+
+  test(
+    'entries leased and never acknowledged are pending again, in order, after a reopen',
+    withOutbox(async (ob, reopen) => {
+      await ob.append(entries(1, 4));
+      assert.equal(ids(await ob.lease(3)), ['ev-1', 'ev-2', 'ev-3']);
+      await ob.ack(['ev-2']);
+      const next = await reopen();
+      await next.append(entries(5, 5));
+      assert.equal(ids(await next.lease(10)), ['ev-1', 'ev-3', 'ev-4', 'ev-5'], 'appends after a reopen come after the old entries');
+      assert.is((await next.state()).pending, 4);
+    }),
+  );
+
+  test.run();
+}
