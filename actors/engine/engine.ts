@@ -159,7 +159,8 @@ export class Engine {
       stateDir: this.current.node.state_dir,
       bus: this.bus,
       openOutbox: (sink) => this.openOutbox(sink),
-      redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.warn({ err: err.message }, 'redis error') } : null,
+      // Each reconnect attempt errs; an outage and its end are logged once each (openOutbox).
+      redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
     }, previous);
@@ -235,14 +236,19 @@ export class Engine {
    * against the first. One that failed (the id in use) is tried again by the next start.
    */
   private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
-    const warn = (code: string) => (message: string) => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
+    const publish = (code: string, message: string): unknown => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
+    const warn = (code: string) => (message: string) => {
+      this.opts.log.warn({ code }, message);
+      publish(code, message);
+    };
     this.storesOpening ??= openOutboxStores(this.config, {
-      onRedisError: (err) => this.opts.log.warn({ err: err.message }, 'redis error'),
+      onRedisError: (err) => this.opts.log.debug({ err: err.message }, 'redis error'),
       unreachable: warn('redis_unreachable'),
+      reachable: warn('redis_recovered'),
       lost: warn('outbox_lost'),
       claimLost: (message) => {
         this.opts.log.error({ code: 'node_id_in_use' }, message);
-        warn('node_id_in_use')(message);
+        publish('node_id_in_use', message);
       },
       runFirstSequence: this.sequences.first,
       deadline: this.deadline,

@@ -19,10 +19,10 @@ export interface BullmqDeliveryOptions {
    * How long a job stays locked to its worker without a renewal (BullMQ renews it at half
    * that while the job is processed). A worker that dies leaves its jobs to whichever
    * worker's stalled-job check first finds their locks expired: within lockMs and two
-   * checks of a worker's death. @defaultValue 5000
+   * checks of a worker's death. @defaultValue 15000
    */
   lockMs?: number;
-  /** How often the worker looks for stalled jobs. @defaultValue 2000 */
+  /** How often the worker looks for stalled jobs. @defaultValue 5000 */
   stalledCheckMs?: number;
 }
 
@@ -50,8 +50,8 @@ export class BullmqDelivery {
       connection: { url: opts.url, maxRetriesPerRequest: null },
       prefix: opts.keys.prefix,
       concurrency: opts.concurrency,
-      lockDuration: opts.lockMs ?? 5000,
-      stalledInterval: opts.stalledCheckMs ?? 2000,
+      lockDuration: opts.lockMs ?? 15_000,
+      stalledInterval: opts.stalledCheckMs ?? 5000,
       // A job whose worker died is delivered again, however often that happens; only the
       // receiver's answers or the retry window make a dead letter.
       maxStalledCount: Number.MAX_SAFE_INTEGER,

@@ -6,6 +6,7 @@ import type { StopDeadline } from '../engine/stop-deadline.js';
 import { LateOutbox } from './late-outbox.js';
 import { SpillOutbox } from './spill-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';
+import { RedisHealth } from './redis-health.js';
 
 /** How long a sink's opening waits for Redis before it takes the embedded store alone. */
 const REDIS_OPEN_WAIT_MS = 3000;
@@ -20,6 +21,8 @@ export interface OutboxStores {
 export interface OutboxStoreEvents {
   onRedisError: (err: Error) => void;
   unreachable: (message: string) => void;
+  /** Redis answers again after `unreachable` (at start, or a failed append). */
+  reachable: (message: string) => void;
   /** Redis lost a sink's outbox (redis-loss-watch.ts). */
   lost: (message: string) => void;
   /** Another node took this node's id on Redis while it ran (redis-node-claim.ts). */
@@ -44,7 +47,7 @@ export interface OutboxStoreEvents {
  * rather than sharing queues; found only once Redis is back, `claimLost` says so and
  * the sinks stay on the embedded store.
  */
-export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
+export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
     return { kind: 'embedded', open: (sink) => embedded.open(sink), close: () => embedded.close() };
@@ -61,9 +64,11 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       onLost: lost,
       onClaimLost: claimLost,
     });
+  const health = new RedisHealth({ lost: unreachable, back: reachable });
   let redis = await connect().catch((err: unknown) => {
     if (err instanceof NodeIdInUseError) throw err;
     unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until Redis answers`);
+    health.markLost();
     return null;
   });
   let connecting: Promise<BullmqOutboxStore> | null = null;
@@ -105,9 +110,9 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
         opening.catch(() => null),
         redis ? REDIS_OPEN_WAIT_MS : 0,
       );
-      if (primary) return new SpillOutbox(primary, spill, { deadline });
+      if (primary) return new SpillOutbox(primary, spill, { deadline, health });
       if (redis) unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
-      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill, { deadline });
+      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill, { deadline, health });
     },
     async close() {
       closed = true;

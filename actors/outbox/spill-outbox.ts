@@ -2,6 +2,7 @@ import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, Outbo
 import type { StopDeadline } from '../engine/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
+import type { RedisHealth } from './redis-health.js';
 
 /**
  * A Redis outbox: it can hand its waiting entries over when it is out of memory, and
@@ -35,6 +36,8 @@ export interface SpillOutboxOptions {
   probeMs?: number;
   /** The node's stop deadline: appends and gap records Redis has not taken by then go to the embedded store. */
   deadline?: StopDeadline;
+  /** Told when Redis fails an append and when a probe finds it answering again. */
+  health?: RedisHealth;
 }
 
 /**
@@ -89,7 +92,10 @@ export class SpillOutbox implements LeasedOutbox {
     } catch (err) {
       if (!redisRefused(err)) throw err;
       if (err instanceof OutboxWriteBlocked) this.redisFull ??= { message: 'Redis is out of memory: events are kept in the embedded outbox', at_unix_ms: Date.now() };
-      else this.redisDown = true;
+      else {
+        this.redisDown = true;
+        this.opts.health?.failed(this.sink, err.message);
+      }
       const spilled = err.unstored ?? entries;
       await this.spill.append(spilled);
       // Out of memory is a refusal; an unanswered append may still run.
@@ -119,7 +125,7 @@ export class SpillOutbox implements LeasedOutbox {
     if (!written) throw new OutboxUnavailable(`Redis did not answer for sink ${this.sink} before the node's stop deadline`);
   }
 
-  /** Whether Redis answers again, asked at most once per probeMs and never waited for. */
+  /** Whether Redis answers again, asked at most once per probeMs, off the appends' path. */
   private probeRedis(): void {
     const now = Date.now();
     if (this.probing || now - this.lastProbe < (this.opts.probeMs ?? 5000)) return;
@@ -129,6 +135,7 @@ export class SpillOutbox implements LeasedOutbox {
       () => {
         this.redisDown = false;
         this.probing = false;
+        this.opts.health?.answered(this.sink);
       },
       () => (this.probing = false),
     );
@@ -195,7 +202,9 @@ export class SpillOutbox implements LeasedOutbox {
     this.lastGapIn = this.spill;
   }
 
+  /** Also where an idle sink finds Redis back: the sink reads its state every 250 ms. */
   async state(): Promise<OutboxState> {
+    if (this.redisDown) this.probeRedis();
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
     return mergeStates(p, s, { spillTakesWrites: this.redisDown || this.redisFull !== null, errors: [this.redisFull] });
   }
