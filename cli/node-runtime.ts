@@ -9,6 +9,8 @@ import { StateDirLock } from '../actors/files/state-dir-lock.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
 import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
 import { parseListen } from '../actors/config/schema-control.js';
+import { FleetPresence } from '../actors/fleet/fleet-presence.js';
+import { presenceOf } from '../actors/fleet/presence-of.js';
 
 export interface NodeRuntime {
   engine: Engine;
@@ -41,8 +43,10 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
   });
   let http: HttpControl | null = null;
   let ipc: IpcServer | null = null;
+  let presence: FleetPresence | null = null;
   const stop = async (reason: string): Promise<void> => {
-    await engine.stop(reason);
+    // Side by side: a hung Redis holds the presence's removal (3 s at most), not the stop.
+    await Promise.all([presence?.stop(), engine.stop(reason)]);
     await Promise.all([http?.close(), ipc?.close()]);
     lock.release();
   };
@@ -65,5 +69,9 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
     throw err;
   }
   log.info({ control: http.address(), ipc: ipc.path }, 'control plane listening');
+  if (config.redis) {
+    presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, config.control.listen));
+    presence.start();
+  }
   return { engine, ops, log, stop };
 }

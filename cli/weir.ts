@@ -23,6 +23,8 @@ const HELP = `
     $ weir dead-letters <sink_tag>             a Webhook sink's dead letters
     $ weir dead-letters replay <sink_tag> [event_id ...]
                                                make dead letters pending again
+    $ weir fleet [node_id] [--redis URL | -c FILE] [--json]
+                                               the nodes on a Redis, read from Redis alone
     $ weir deliver -c FILE [--node ID] [--health HOST:PORT]
                                                deliver the Redis queues of the config's Webhook
                                                sinks (every node's, or one node's); no proxying
@@ -31,6 +33,7 @@ const HELP = `
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
     --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+    --redis URL         fleet: the Redis to read (else the config's)
     --node ID           deliver: only this node's queues
     --health HOST:PORT  deliver: serve GET /health there
 
@@ -49,6 +52,7 @@ const cli = meow(HELP, {
     json: { type: 'boolean', default: false },
     node: { type: 'string' },
     health: { type: 'string' },
+    redis: { type: 'string' },
   },
 });
 
@@ -88,6 +92,8 @@ async function main(): Promise<number> {
       return (await import('./commands/probe.js')).probeCommand(args, flags);
     case 'dead-letters':
       return (await import('./commands/dead-letters.js')).deadLettersCommand(args, flags);
+    case 'fleet':
+      return (await import('./commands/fleet.js')).fleetCommand(args, flags);
     case 'deliver':
       return (await import('./commands/deliver.js')).deliverCommand(args, flags);
     default:
