@@ -4,24 +4,26 @@ import type { JobData } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 /**
- * Removes waiting jobs: from `wait`, their hash, their `enqueued` member. Every
- * command frees memory, so a Redis out of memory runs it.
- * KEYS: wait, enqueued; ARGV: the key base, then job ids.
+ * Removes waiting or delayed jobs: from `wait` or `delayed`, their hash, their
+ * `enqueued` member. Every command frees memory, so a Redis out of memory runs it.
+ * KEYS: wait, delayed, enqueued; ARGV: the key base, then job ids.
  */
 const REMOVE_WAITING = `
 for i = 2, #ARGV do
   redis.call('LREM', KEYS[1], 1, ARGV[i])
-  redis.call('DEL', ARGV[1] .. ARGV[i])
   redis.call('ZREM', KEYS[2], ARGV[i])
+  redis.call('DEL', ARGV[1] .. ARGV[i])
+  redis.call('ZREM', KEYS[3], ARGV[i])
 end`;
 
 /**
- * Moves up to `max` of the oldest waiting jobs into `into` (the embedded store) and
- * then out of Redis; resolves with how many and their bytes. It is how a Redis out of
- * memory drains: a lease's first write (wait → active) is refused then, while removals
- * are not, so the jobs are read, kept by `into`, and deleted, which frees Redis for the
- * fleet. A crash between the two steps leaves an event in both stores, delivered twice
- * under one event_id. Moved entries start over at attempts 0.
+ * Moves up to `max` of the oldest waiting jobs, then of the retries waiting in the
+ * delayed set, into `into` (the embedded store) and then out of Redis; resolves with how
+ * many and their bytes. It is how a Redis out of memory drains: the script that hands a
+ * worker its next job writes first and is refused then, while removals are not, so the
+ * jobs are read, kept by `into`, and deleted, which frees Redis for the fleet. A crash
+ * between the two steps leaves an event in both stores, delivered twice under one
+ * event_id. Moved entries start over at attempts 0, due at once.
  */
 export async function evacuateWaiting(
   redis: Redis,
@@ -29,8 +31,10 @@ export async function evacuateWaiting(
   max: number,
   into: (entries: OutboxAppend[]) => Promise<void>,
 ): Promise<{ moved: number; bytes: number }> {
-  // BullMQ pushes new jobs at the head of `wait` and leases from the tail.
-  const ids = (await redis.lrange(`${keys.base}wait`, -max, -1)).reverse();
+  // BullMQ pushes new jobs at the head of `wait` and takes them from the tail.
+  const waiting = (await redis.lrange(`${keys.base}wait`, -max, -1)).reverse();
+  const delayed = waiting.length < max ? await redis.zrange(`${keys.base}delayed`, 0, max - waiting.length - 1) : [];
+  const ids = [...waiting, ...delayed];
   const read = await redis.pipeline(ids.map((id) => ['hget', keys.base + id, 'data'])).exec();
   const moved = ids.flatMap((id, i) => {
     const data = read?.[i]?.[1];
@@ -38,6 +42,6 @@ export async function evacuateWaiting(
   });
   if (moved.length === 0) return { moved: 0, bytes: 0 };
   await into(moved.map(({ data }) => ({ id: data.event_id, sequence: data.sequence, body: data.body })));
-  await redis.eval(REMOVE_WAITING, 2, `${keys.base}wait`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
+  await redis.eval(REMOVE_WAITING, 3, `${keys.base}wait`, `${keys.base}delayed`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
   return { moved: moved.length, bytes: moved.reduce((n, m) => n + Buffer.byteLength(m.data.body), 0) };
 }

@@ -17,10 +17,10 @@ import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 test('Redis killed mid-stream and restarted: every curl’s flow.completed is delivered', async () => {
   const redis = await startRedisServer();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
-  // Slow enough that a backlog sits in Redis when it dies.
+  // Slow enough, one event a request, that a backlog sits in Redis when it dies.
   receiver.respond(() => ({ status: 200, delayMs: 200 }));
   const origin = await startOrigin();
-  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), concurrency: 1 } });
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), concurrency: 1, batch_size: 1 } });
   try {
     const ports = await hn.curlFlows(8);
     const queued = await hn.sinkWhen((s) => s.pending + s.total_delivered === 8, 'the first eight in the Redis outbox');
