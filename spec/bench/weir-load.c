@@ -108,8 +108,12 @@ struct served {
   unsigned char kind, open;
   unsigned char header_got;
   unsigned char header[8];
+  int lowat;
   uint64_t left;
 };
+
+/* A sink wakes for this much data at a time, whatever size of writes the proxy relays in. */
+#define SINK_LOWAT (256 << 10)
 
 static int listener(int kind, int *port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -156,6 +160,8 @@ static int sink_read(struct served *c, int fd) {
       if (write(fd, "k", 1) != 1) return 0;
       return 0;
     }
+    int lowat = c->left < SINK_LOWAT ? (int)c->left : SINK_LOWAT;
+    if (lowat != c->lowat && setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat) == 0) c->lowat = lowat;
     /* Level-triggered: after a short read the rest comes on a later turn. */
     if (!header && (size_t)n < want) return 1;
   }
