@@ -1,20 +1,23 @@
 // Interleaved A/B of builds on the short-connection load, for work on the connection rate:
 //   node dist/spec/bench/ab.js [--pairs N] SIDE...
-// A SIDE is `raw` (the raw Node relay) or a checkout holding a built dist/ (`name=dir` to
+// A SIDE is `raw` (the raw Node SOCKS5 relay) or a checkout holding a built dist/ (`name=dir` to
 // label it). Every side runs at once, each gets the rate load for 4 s unmeasured, then
 // each pair measures every side for 2 s back to back, in an order reversed from one pair
 // to the next, so a slow spell of the shared machine weighs on all of them. The
-// medians and the median of per-pair ratios to the first side are printed.
+// medians and the median of per-pair ratios to the first side are printed. The native
+// load client and origin of `make bench` drive them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { killAllNow } from './children.js';
+import { targetOf } from './measure.js';
+import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
+import { BASELINE, median } from './report.js';
 import { peers, startPeer, weirPeer, type RunningPeer } from './peers.js';
-import { quiet, rateRun, type Target } from './proxy-steps.js';
-import { median } from './report.js';
+import { quiet, rateRun, type Load } from './proxy-steps.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKERS = 50;
@@ -43,21 +46,22 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-ab-'));
-  const origins = await startOrigins(1 << 20);
+  const binary = weirLoadBinary(REPO);
+  const load: Load = { binary, origins: await startOrigins(binary) };
   const sides: Side[] = [];
   try {
     for (const arg of positionals) {
       const { label, root } = arg === 'raw' ? { label: 'raw', root: REPO } : sideOf(arg);
-      const peer = arg === 'raw' ? peers(REPO).find((p) => p.name === 'node-pipe') : weirPeer(path.resolve(root));
+      const peer = arg === 'raw' ? peers(REPO).find((p) => p.name === BASELINE) : weirPeer(path.resolve(root));
       if (!peer || peer.missing) throw new Error(`${label}: ${peer?.missing ?? 'no such peer'}`);
-      sides.push({ label, peer: await startPeer(peer, dir, 10_000), rate: [], cpuUs: [] });
+      sides.push({ label, peer: await startPeer(peer, dir, load.origins, 10_000), rate: [], cpuUs: [] });
     }
-    const target = (s: Side): Target => ({ port: s.peer.port, pids: [s.peer.pid] });
-    for (const s of sides) await rateRun(target(s), origins, WORKERS, WARMUP_MS);
+    const target = (s: Side) => targetOf(s.peer);
+    for (const s of sides) await rateRun(target(s), load, WORKERS, WARMUP_MS);
     for (let pair = 0; pair < pairs; pair++) {
       for (const s of pair % 2 === 0 ? sides : [...sides].reverse()) {
         await quiet(target(s));
-        const r = await rateRun(target(s), origins, WORKERS, WINDOW_MS);
+        const r = await rateRun(target(s), load, WORKERS, WINDOW_MS);
         s.rate.push(r.perSecond);
         s.cpuUs.push(r.cpuUs);
       }
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const s of sides) await s.peer.stop();
-    await origins.close();
+    await load.origins.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

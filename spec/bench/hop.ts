@@ -1,11 +1,10 @@
 // Issue 4: weir chaining through one SOCKS5 hop (microsocks) beside the same client going through microsocks directly.
 import { record, type Comparison } from './compare.js';
-import type { Origins } from './origins.js';
 import { peers, startPeer, weirPeer, type RunningPeer } from './peers.js';
-import { failedCycles, gbitPerSecond, quiet, rateRun, steadyRate, type RateSettings, type Target } from './proxy-steps.js';
+import { failedCycles, quiet, rateRun, steadyRate, stream, type Load, type RateSettings, type Target } from './proxy-steps.js';
 
 export interface HopSettings extends RateSettings {
-  readonly sourceBytes: number;
+  readonly streamBytes: number;
   readonly warmupMs: number;
 }
 
@@ -22,25 +21,27 @@ interface Path extends Target {
   readonly side: string;
 }
 
-async function measurePath(path: Path, origins: Origins, s: HopSettings, out: [Comparison, Comparison], notes: string[]): Promise<string> {
+async function measurePath(path: Path, l: Load, s: HopSettings, out: [Comparison, Comparison], notes: string[]): Promise<string> {
   const [throughput, rate] = out;
-  await rateRun(path, origins, s.rateWorkers, s.warmupMs);
+  await rateRun(path, l, s.rateWorkers, s.warmupMs);
   await quiet(path);
-  const gbit = await gbitPerSecond(path, origins, s.sourceBytes);
+  const { gbit } = await stream(path, l, s.streamBytes);
   record(throughput, path.side, gbit);
-  const measured = await steadyRate(path, origins, s);
+  const measured = await steadyRate(path, l, s);
   const failed = failedCycles(measured, `${path.side} `);
   if (failed) notes.push(failed);
   record(rate, path.side, measured.perSecond);
   return `${path.side} ${gbit.toFixed(2)} Gbit/s, ${measured.perSecond.toFixed(0)} conn/s`;
 }
 
+const through = (p: RunningPeer, side: string, pids: number[]): Path => ({ side, proto: p.proto, ports: p.ports, pids });
+
 /**
  * Each round starts a fresh microsocks and a weir whose only outbound is a socks hop to
  * it, then measures both paths in an order that alternates by round. Throughput and
- * short-connection rate use the same load client and origins as the proxy part.
+ * short-connection rate use the same load client and origin as the proxy part.
  */
-export async function benchHop(repoRoot: string, tmp: string, origins: Origins, s: HopSettings, rounds: number): Promise<HopResult> {
+export async function benchHop(repoRoot: string, tmp: string, l: Load, s: HopSettings, rounds: number): Promise<HopResult> {
   const throughput: Comparison = { label: 'one SOCKS5 hop: single-stream throughput', unit: 'Gbit/s', digits: 2, baseline: DIRECT, samples: { [DIRECT]: [], [VIA]: [] } };
   const rate: Comparison = { label: 'one SOCKS5 hop: short connections, 50 concurrent', unit: 'conn/s', digits: 0, baseline: DIRECT, samples: { [DIRECT]: [], [VIA]: [] } };
   const notes: string[] = [];
@@ -56,17 +57,14 @@ export async function benchHop(repoRoot: string, tmp: string, origins: Origins, 
     const label = `hop round ${round + 1}/${rounds}`;
     const started: RunningPeer[] = [];
     try {
-      const hop = await startPeer(microsocks, tmp, 15_000);
+      const hop = await startPeer(microsocks, tmp, l.origins, 15_000);
       started.push(hop);
-      const via = await startPeer(weirPeer(repoRoot, hop.port), tmp, 15_000);
+      const via = await startPeer(weirPeer(repoRoot, hop.ports.sink), tmp, l.origins, 15_000);
       started.push(via);
-      const paths: Path[] = [
-        { side: DIRECT, port: hop.port, pids: [hop.pid] },
-        { side: VIA, port: via.port, pids: [via.pid, hop.pid] },
-      ];
+      const paths: Path[] = [through(hop, DIRECT, [hop.pid]), through(via, VIA, [via.pid, hop.pid])];
       const lines: string[] = [];
       for (const path of round % 2 === 0 ? paths : [...paths].reverse()) {
-        lines.push(await measurePath(path, origins, s, [throughput, rate], notes));
+        lines.push(await measurePath(path, l, s, [throughput, rate], notes));
       }
       console.log(`${label}: ${lines.join('; ')}`);
     } catch (error) {

@@ -1,42 +1,51 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
 import { BenchChildError, stopChild, track } from './children.js';
-import type { IdleHeld, Job, JobResult } from './load-jobs.js';
-import type { FromLoad, ToLoad } from './load-messages.js';
+import { loadArgs, type LoadJob } from './load-job.js';
+import { parseLoadLine, type IdleResult, type LoadLine, type RateResult, type StreamResult } from './load-output.js';
 
-const CLIENT = fileURLToPath(new URL('./load-client.js', import.meta.url));
+type ResultOf<J extends LoadJob> = J['kind'] extends 'stream' ? StreamResult : J['kind'] extends 'rate' ? RateResult : IdleResult;
 
 /**
- * Runs one job in a fresh load-client process and returns its result. For an idle job,
- * onHeld runs while the tunnels are open; they close when it returns.
+ * Runs one job in a fresh native load client (binary) and returns its final result line.
+ * For an idle job, onHeld runs while the tunnels are open (it must have the origin close
+ * them); the result is the `held` line. The client's stdin stays open: its end tells an
+ * orphaned client to quit.
  */
-export async function runLoad(
-  job: Job,
+export async function runLoad<J extends LoadJob>(
+  binary: string,
+  job: J,
   timeoutMs: number,
-  onHeld: (state: IdleHeld) => Promise<void> = async () => {},
-): Promise<JobResult> {
-  const child = fork(CLIENT, [], { detached: true, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  onHeld: (held: IdleResult) => Promise<void> = async () => {},
+): Promise<ResultOf<J>> {
+  const child = spawn(binary, loadArgs(job), { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const started = track(`load-${job.kind}`, child);
+  const lines = readline.createInterface({ input: child.stdout! });
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await new Promise<JobResult>((resolve, reject) => {
+    return await new Promise<ResultOf<J>>((resolve, reject) => {
       timer = setTimeout(() => reject(new BenchChildError(`${job.kind} load did not finish in ${timeoutMs} ms`)), timeoutMs);
-      child.once('exit', (code) =>
-        reject(new BenchChildError(`${job.kind} load exited (${code}) without a result: ${started.stderrTail().trim()}`)),
-      );
-      child.on('message', (m: FromLoad) => {
-        if (m.type === 'result') resolve(m.result);
-        else if (m.type === 'error') reject(new BenchChildError(`${job.kind} load failed: ${m.message}`));
-        else
-          onHeld(m.state).then(
-            () => child.send({ type: 'release' } satisfies ToLoad),
-            (error: unknown) => reject(error),
-          );
+      let held: IdleResult | null = null;
+      child.once('exit', (code) => reject(new BenchChildError(`${job.kind} load exited (${code}) without a result: ${started.stderrTail().trim()}`)));
+      lines.on('line', (text) => {
+        let line: LoadLine;
+        try {
+          line = parseLoadLine(text);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        if (line.mode === 'error') reject(new BenchChildError(`${job.kind} load failed: ${line.message}`));
+        else if (line.mode === 'idle' && line.event === 'held') {
+          held = line;
+          onHeld(line).catch(reject);
+        } else if (line.mode === 'idle') resolve(held as ResultOf<J>);
+        else resolve(line as ResultOf<J>);
       });
-      child.send({ type: 'job', job } satisfies ToLoad);
     });
   } finally {
     clearTimeout(timer);
+    lines.close();
     await stopChild(started);
   }
 }

@@ -1,13 +1,13 @@
 import { runLoad } from './load-runner.js';
-import type { Origins } from './origins.js';
+import { loadRound, type LoadRound } from './load-share.js';
 import type { RunningPeer } from './peers.js';
 import { treeRssKiB } from './proc-stats.js';
-import { failedCycles, gbitPerSecond, quiet, rateRun, steadyRate, type RateSettings, type Target } from './proxy-steps.js';
-import type { Metric } from './report.js';
+import { failedCycles, quiet, rateRun, steadyRate, stream, type Load, type RateSettings, type Target } from './proxy-steps.js';
+import type { LoadGroup, Metric } from './report.js';
 
 export interface Settings extends RateSettings {
-  /** Bytes the source sends per throughput stream. */
-  readonly sourceBytes: number;
+  /** Bytes of the one throughput stream. */
+  readonly streamBytes: number;
   /** Short-connection load before the memory baseline, so code paths and worker pools exist. */
   readonly warmupMs: number;
   readonly idleCount: number;
@@ -17,50 +17,70 @@ export interface Settings extends RateSettings {
 
 export interface PeerRound {
   readonly values: Partial<Record<Metric, number>>;
+  readonly load: Partial<Record<LoadGroup, LoadRound>>;
   readonly notes: string[];
 }
 
-async function idleKiB(peer: RunningPeer, target: Target, origins: Origins, s: Settings, notes: string[]): Promise<number> {
+export function targetOf(peer: RunningPeer): Target {
+  return { proto: peer.proto, ports: peer.ports, pids: [peer.pid] };
+}
+
+async function idleKiB(peer: RunningPeer, l: Load, s: Settings, notes: string[]): Promise<number> {
+  const target = targetOf(peer);
   const before = treeRssKiB(peer.pid);
   let after = 0;
-  const job = { kind: 'idle', proxyPort: peer.port, targetPort: origins.echoPort, count: s.idleCount, concurrency: s.idleConcurrency } as const;
-  const held = await runLoad(job, 120_000, async () => {
+  const job = {
+    kind: 'idle',
+    port: peer.ports.echo,
+    proto: peer.proto,
+    target: { host: '127.0.0.1', port: l.origins.echoPort },
+    count: s.idleCount,
+    concurrency: s.idleConcurrency,
+    holdMs: 60_000,
+  } as const;
+  const held = await runLoad(l.binary, job, 240_000, async () => {
     await quiet(target);
     after = treeRssKiB(peer.pid);
-    origins.closeEchoes();
+    l.origins.closeEchoes();
   });
-  if (held.kind !== 'idle' || held.opened === 0) throw new Error('no idle tunnel could be opened');
-  if (held.opened < s.idleCount) notes.push(`idle: ${held.opened} of ${s.idleCount} tunnels held (${held.failed} failed)`);
-  return (after - before) / held.opened;
+  if (held.held === 0) throw new Error('no idle tunnel could be opened');
+  if (held.held < s.idleCount) notes.push(`idle: ${held.held} of ${s.idleCount} tunnels held (${held.failed} failed)`);
+  return (after - before) / held.held;
 }
 
 /** Memory first (right after a warm-up, before heavy traffic grows the heap), then throughput, then rate. */
-export async function measurePeer(peer: RunningPeer, origins: Origins, s: Settings): Promise<PeerRound> {
+export async function measurePeer(peer: RunningPeer, l: Load, s: Settings): Promise<PeerRound> {
   const values: Partial<Record<Metric, number>> = {};
+  const load: Partial<Record<LoadGroup, LoadRound>> = {};
   const notes: string[] = [];
-  const target: Target = { port: peer.port, pids: [peer.pid] };
-  const attempt = async (metric: Metric, f: () => Promise<number>): Promise<void> => {
+  const target = targetOf(peer);
+  const attempt = async (what: string, f: () => Promise<void>): Promise<void> => {
     try {
-      values[metric] = await f();
+      await f();
     } catch (error) {
-      notes.push(`${metric}: ${error instanceof Error ? error.message : String(error)}`);
+      notes.push(`${what}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  await rateRun(target, origins, s.rateWorkers, s.warmupMs);
+  await rateRun(target, l, s.rateWorkers, s.warmupMs);
   await attempt('idle', async () => {
     await quiet(target);
-    return idleKiB(peer, target, origins, s, notes);
+    values.idle = await idleKiB(peer, l, s, notes);
   });
   await attempt('throughput', async () => {
     await quiet(target);
-    return gbitPerSecond(target, origins, s.sourceBytes);
+    const run = await stream(target, l, s.streamBytes);
+    values.throughput = run.gbit;
+    values.throughput_cpu = run.cpuSPerGiB;
+    load.stream = loadRound(run.load, 1);
   });
   await attempt('rate', async () => {
-    const rate = await steadyRate(target, origins, s);
+    const rate = await steadyRate(target, l, s);
     const failed = failedCycles(rate, '');
     if (failed) notes.push(failed);
+    values.rate = rate.perSecond;
     values.rate_cpu = rate.cpuUs;
-    return rate.perSecond;
+    values.p99 = rate.p99Ms;
+    load.rate = loadRound(rate.load, 1e6);
   });
-  return { values, notes };
+  return { values, load, notes };
 }

@@ -1,90 +1,57 @@
-import net from 'node:net';
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+import { BenchChildError, stopChild, track } from './children.js';
+import { treeCpuTicks } from './proc-stats.js';
 
 /**
- * The servers the proxies connect to. Every connection is closed from the server side
- * first, so TIME_WAIT lands on the listening ports; were clients to close first, each
- * connection would park an ephemeral port for 60 s and a run would exhaust the range
- * (Dante binds its outgoing sockets before connecting and fails first).
+ * The native origin (weir-load.c `origin`) the proxies connect to. It closes every
+ * connection first, so TIME_WAIT lands on its listening ports; were clients to close
+ * first, each connection would park an ephemeral port for 60 s and a run would exhaust
+ * the range (Dante binds its outgoing sockets before connecting and fails first).
  */
 export interface Origins {
-  /** Sends the configured number of bytes, then closes. */
-  readonly sourcePort: number;
+  /** Reads an 8-byte big-endian length and that many bytes, answers one byte, closes. */
+  readonly sinkPort: number;
   /** Echoes until closeEchoes() closes its connections. */
   readonly echoPort: number;
-  /** Echoes ECHO_BYTES bytes, then closes. */
+  /** Echoes the 16 bytes of a short-connection cycle, then closes. */
   readonly echoOncePort: number;
+  /** CPU time the origin used so far, in clock ticks. */
+  cpuTicks(): number;
   closeEchoes(): void;
   close(): Promise<void>;
 }
 
-/** The payload of one short-connection cycle and of an idle tunnel's one echo. */
-export const ECHO_BYTES = 16;
-
-/** One reused buffer; its contents do not matter to a relay. */
-const CHUNK = Buffer.alloc(1 << 20, 0x61);
-
-function streamBytes(socket: net.Socket, total: number): void {
-  let left = total;
-  const pump = (): void => {
-    while (left > 0) {
-      const n = Math.min(left, CHUNK.length);
-      left -= n;
-      if (!socket.write(n === CHUNK.length ? CHUNK : CHUNK.subarray(0, n))) {
-        socket.once('drain', pump);
-        return;
-      }
-    }
-    socket.end();
-  };
-  pump();
-}
-
-function echoOnce(socket: net.Socket): void {
-  let received = 0;
-  socket.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    if (received >= ECHO_BYTES) socket.end(chunk);
-    else socket.write(chunk);
-  });
-}
-
-function listen(onSocket: (s: net.Socket) => void): Promise<{ server: net.Server; sockets: Set<net.Socket> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer({ noDelay: true }, (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    onSocket(socket);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    // Thousands of tunnels connect in bursts; a short backlog would drop SYNs.
-    server.listen({ host: '127.0.0.1', port: 0, backlog: 4096 }, () => resolve({ server, sockets }));
-  });
-}
-
-function portOf(server: net.Server): number {
-  return (server.address() as net.AddressInfo).port;
-}
-
-export async function startOrigins(sourceBytes: number): Promise<Origins> {
-  const source = await listen((s) => streamBytes(s, sourceBytes));
-  const echo = await listen((s) => s.pipe(s));
-  const once = await listen(echoOnce);
-  const closeOne = (o: { server: net.Server; sockets: Set<net.Socket> }): Promise<void> =>
-    new Promise((resolve) => {
-      for (const s of o.sockets) s.destroy();
-      o.server.close(() => resolve());
+export async function startOrigins(binary: string): Promise<Origins> {
+  const child = spawn(binary, ['origin'], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const started = track('origin', child);
+  const lines = readline.createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchChildError('the origin did not start in 5 s')), 5000);
+    child.once('exit', () => reject(new BenchChildError(`the origin exited: ${started.stderrTail().trim()}`)));
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line);
     });
+  }).catch(async (error: unknown) => {
+    await stopChild(started);
+    throw error;
+  });
+  const ports = JSON.parse(first) as { sink?: number; echo?: number; echo_once?: number; error?: string };
+  if (ports.error || !ports.sink || !ports.echo || !ports.echo_once) {
+    await stopChild(started);
+    throw new BenchChildError(`the origin did not start: ${first}`);
+  }
   return {
-    sourcePort: portOf(source.server),
-    echoPort: portOf(echo.server),
-    echoOncePort: portOf(once.server),
-    closeEchoes: () => {
-      for (const s of echo.sockets) s.end();
-    },
+    sinkPort: ports.sink,
+    echoPort: ports.echo,
+    echoOncePort: ports.echo_once,
+    cpuTicks: () => treeCpuTicks(started.pid),
+    closeEchoes: () => child.stdin!.write('close-echoes\n'),
     close: async () => {
-      await Promise.all([closeOne(source), closeOne(echo), closeOne(once)]);
+      lines.close();
+      child.stdin!.end();
+      await stopChild(started);
     },
   };
 }

@@ -3,23 +3,32 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { danteConfig } from '../support/dante-config.js';
 import { findBinary } from '../support/find-binary.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { spawnGroup, stopChild, waitForPort, type Started } from './children.js';
+import type { Proto } from './load-job.js';
+import type { Origins } from './origins.js';
 
-export const PEER_NAMES = ['node-pipe', 'weir', 'microsocks', 'dante'] as const;
+export const PEER_NAMES = ['node-socks5', 'node-forward', 'weir', 'microsocks', 'dante', 'tinyproxy'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 
-/** A SOCKS5 server the bench can start on 127.0.0.1:port, with its files in dir. */
+/** The origin ports a peer's clients reach: a forwarder listens once per origin port. */
+export type OriginPort = 'sink' | 'echo' | 'echoOnce';
+
+/** A proxy the bench can start on 127.0.0.1, with its files in dir. */
 export interface Peer {
   readonly name: PeerName;
+  readonly proto: Proto;
   /** Why the peer cannot run here, or null if it can. */
   readonly missing: string | null;
-  argv(port: number, dir: string): string[];
+  /** ports: one per OriginPort for a forwarder (proto none), else one. */
+  argv(ports: readonly number[], dir: string, origins: Origins): string[];
 }
 
 export interface RunningPeer {
   readonly name: PeerName;
-  readonly port: number;
+  readonly proto: Proto;
+  /** The port a client connects to for each origin port; the same one for a proxy. */
+  readonly ports: Readonly<Record<OriginPort, number>>;
   readonly pid: number;
   stop(): Promise<void>;
 }
@@ -51,54 +60,95 @@ function weirConfig(port: number, dir: string, hopPort?: number): string {
   return JSON.stringify(config, null, 2);
 }
 
+/** tinyproxy for HTTP CONNECT to any port, in the foreground; 10,000 clients so 5,000 idle tunnels fit. */
+function tinyproxyConfig(port: number): string {
+  return [
+    `Port ${port}`,
+    'Listen 127.0.0.1',
+    'Timeout 600',
+    'MaxClients 10000',
+    'Allow 127.0.0.1',
+    'LogLevel Critical',
+    'User nobody',
+    'Group nogroup',
+    '',
+  ].join('\n');
+}
+
 /** weir as a peer; with hopPort it chains through the SOCKS5 proxy on that loopback port. */
 export function weirPeer(repoRoot: string, hopPort?: number): Peer {
   const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
   return {
     name: 'weir',
+    proto: 'socks5',
     missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
-    argv: (port, dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port, dir, hopPort))],
+    argv: ([port], dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, hopPort))],
   };
 }
 
 /** The peers in PEER_NAMES order; repoRoot holds dist/. */
 export function peers(repoRoot: string): Peer[] {
-  const rawRelay = fileURLToPath(new URL('./raw-relay.js', import.meta.url));
+  const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
   const microsocks = findBinary('microsocks');
   const danted = findBinary('danted');
+  const tinyproxy = findBinary('tinyproxy');
   return [
-    { name: 'node-pipe', missing: null, argv: (port) => [process.execPath, rawRelay, String(port)] },
+    { name: 'node-socks5', proto: 'socks5', missing: null, argv: ([port]) => [process.execPath, here('./raw-relay.js'), String(port)] },
+    {
+      name: 'node-forward',
+      proto: 'none',
+      missing: null,
+      argv: (ports, _dir, o) => {
+        const targets = [o.sinkPort, o.echoPort, o.echoOncePort];
+        return [process.execPath, here('./tcp-forward.js'), ...ports.map((p, i) => `${p}=${targets[i]}`)];
+      },
+    },
     weirPeer(repoRoot),
     {
       name: 'microsocks',
+      proto: 'socks5',
       missing: microsocks ? null : 'not installed (apt-get install microsocks)',
-      argv: (port) => [microsocks ?? 'microsocks', '-i', '127.0.0.1', '-p', String(port)],
+      argv: ([port]) => [microsocks ?? 'microsocks', '-i', '127.0.0.1', '-p', String(port)],
     },
     {
       name: 'dante',
+      proto: 'socks5',
       missing: danted ? null : 'not installed (apt-get install dante-server)',
-      argv: (port, dir) => [
+      argv: ([port], dir) => [
         danted ?? 'danted',
         '-f',
-        writeFile(dir, 'danted.conf', danteConfig(port, dir)),
+        writeFile(dir, 'danted.conf', danteConfig(port as number, dir)),
         '-p',
         path.join(dir, 'danted.pid'),
       ],
     },
+    {
+      name: 'tinyproxy',
+      proto: 'http',
+      missing: tinyproxy ? null : 'not installed (apt-get install tinyproxy)',
+      argv: ([port], dir) => [tinyproxy ?? 'tinyproxy', '-d', '-c', writeFile(dir, 'tinyproxy.conf', tinyproxyConfig(port as number))],
+    },
   ];
 }
 
-/** Starts a peer on a fresh loopback port, in its own directory under root, and waits until it accepts. */
-export async function startPeer(peer: Peer, root: string, timeoutMs: number): Promise<RunningPeer> {
+/** Starts a peer on fresh loopback ports, in its own directory under root, and waits until it accepts. */
+export async function startPeer(peer: Peer, root: string, origins: Origins, timeoutMs: number): Promise<RunningPeer> {
   const dir = fs.mkdtempSync(path.join(root, `${peer.name}-`));
   fs.chmodSync(dir, 0o755);
-  const port = await freePort();
-  const started: Started = spawnGroup(peer.name, peer.argv(port, dir));
+  const listens = await freePorts(peer.proto === 'none' ? 3 : 1);
+  const started: Started = spawnGroup(peer.name, peer.argv(listens, dir, origins));
   try {
-    await waitForPort(started, port, timeoutMs);
+    for (const port of listens) await waitForPort(started, port, timeoutMs);
   } catch (error) {
     await stopChild(started);
     throw error;
   }
-  return { name: peer.name, port, pid: started.pid, stop: () => stopChild(started) };
+  const portOf = (i: number): number => listens[i] ?? (listens[0] as number);
+  return {
+    name: peer.name,
+    proto: peer.proto,
+    ports: { sink: portOf(0), echo: portOf(1), echoOnce: portOf(2) },
+    pid: started.pid,
+    stop: () => stopChild(started),
+  };
 }

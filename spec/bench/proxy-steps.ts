@@ -1,14 +1,24 @@
-// The load steps the proxy part (measure.ts) and the hop part (hop.ts) both take
-// against a SOCKS5 port, with the processes that serve it.
+// The load steps the proxy part (measure.ts), the hop part (hop.ts) and ab.ts take
+// against a proxy, with the processes that serve it, driven by the native load client.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Proto } from './load-job.js';
 import { runLoad } from './load-runner.js';
+import type { LoadCost } from './load-share.js';
 import type { Origins } from './origins.js';
+import type { OriginPort } from './peers.js';
 import { treeCpuTicks } from './proc-stats.js';
 
-/** What a SOCKS5 port is measured through: the port and every process behind it. */
+/** What is measured: how the client reaches each origin port, and every process behind it. */
 export interface Target {
-  readonly port: number;
+  readonly proto: Proto;
+  readonly ports: Readonly<Record<OriginPort, number>>;
   readonly pids: readonly number[];
+}
+
+/** The native load client and the origin every step uses. */
+export interface Load {
+  readonly binary: string;
+  readonly origins: Origins;
 }
 
 export interface RateSettings {
@@ -21,15 +31,36 @@ export interface RateSettings {
   readonly rateWarmupMs: number;
 }
 
-export interface RateResult {
+export interface StreamRun {
+  readonly gbit: number;
+  /** CPU seconds of the target's processes (all threads) per GiB streamed. */
+  readonly cpuSPerGiB: number;
+  readonly load: LoadCost;
+}
+
+export interface RateRun {
   readonly perSecond: number;
   /** CPU of the target's processes (all threads) per completed connection, in µs. */
   readonly cpuUs: number;
+  readonly p99Ms: number;
   readonly completed: number;
   readonly failed: number;
+  readonly load: LoadCost;
 }
 
+const GIB = 2 ** 30;
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ). */
+const TICKS = 100;
+
 const cpuTicks = (t: Target): number => t.pids.reduce((sum, pid) => sum + treeCpuTicks(pid), 0);
+
+/** Target and origin CPU (in seconds) over f. */
+async function clocked<R>(t: Target, l: Load, f: () => Promise<R>): Promise<{ result: R; proxyS: number; originS: number }> {
+  const proxy = cpuTicks(t);
+  const origin = l.origins.cpuTicks();
+  const result = await f();
+  return { result, proxyS: (cpuTicks(t) - proxy) / TICKS, originS: (l.origins.cpuTicks() - origin) / TICKS };
+}
 
 /**
  * Waits (at most 5 s) until the target's processes together use under 10% of a core, so
@@ -47,33 +78,44 @@ export async function quiet(t: Target): Promise<void> {
   }
 }
 
-export async function gbitPerSecond(t: Target, origins: Origins, sourceBytes: number): Promise<number> {
-  const job = { kind: 'throughput', proxyPort: t.port, targetPort: origins.sourcePort, expectBytes: sourceBytes, timeoutMs: 60_000 } as const;
-  const result = await runLoad(job, 70_000);
-  if (result.kind !== 'throughput') throw new Error(`unexpected ${result.kind} result`);
-  return result.bitsPerSecond / 1e9;
+const loopback = (port: number): { host: string; port: number } => ({ host: '127.0.0.1', port });
+
+/** One stream of `bytes` in 1 MiB writes through the target to the origin's sink. */
+export async function stream(t: Target, l: Load, bytes: number): Promise<StreamRun> {
+  const job = { kind: 'stream', port: t.ports.sink, proto: t.proto, target: loopback(l.origins.sinkPort), bytes } as const;
+  const { result, proxyS, originS } = await clocked(t, l, () => runLoad(l.binary, job, 150_000));
+  const gib = bytes / GIB;
+  return {
+    gbit: (bytes * 8) / result.seconds / 1e9,
+    cpuSPerGiB: proxyS / gib,
+    load: { clientCpuS: result.cpuUs / 1e6, originCpuS: originS, seconds: result.seconds, units: gib },
+  };
 }
 
-/** Short connections (connect, 16-byte echo, close) from `workers` concurrent workers for `durationMs`. */
-export async function rateRun(t: Target, origins: Origins, workers: number, durationMs: number): Promise<RateResult> {
-  const job = { kind: 'rate', proxyPort: t.port, targetPort: origins.echoOncePort, workers, durationMs } as const;
-  const ticks = cpuTicks(t);
-  const result = await runLoad(job, durationMs + 30_000);
-  if (result.kind !== 'rate') throw new Error(`unexpected ${result.kind} result`);
-  // Clock ticks are 10 ms: 10,000 µs.
-  const cpuUs = ((cpuTicks(t) - ticks) * 10_000) / Math.max(1, result.completed);
-  return { perSecond: result.perSecond, cpuUs, completed: result.completed, failed: result.failed };
+/** Short connections (connect, handshake, 16-byte echo, the origin's close) from `workers` at a time for `durationMs`. */
+export async function rateRun(t: Target, l: Load, workers: number, durationMs: number): Promise<RateRun> {
+  const job = { kind: 'rate', port: t.ports.echoOnce, proto: t.proto, target: loopback(l.origins.echoOncePort), concurrency: workers, ms: durationMs } as const;
+  const { result, proxyS, originS } = await clocked(t, l, () => runLoad(l.binary, job, durationMs + 30_000));
+  const completed = Math.max(1, result.completed);
+  return {
+    perSecond: result.completed / result.seconds,
+    cpuUs: (proxyS * 1e6) / completed,
+    p99Ms: result.latencyUs.p99 / 1000,
+    completed: result.completed,
+    failed: result.failed,
+    load: { clientCpuS: result.cpuUs / 1e6, originCpuS: originS, seconds: result.seconds, units: completed },
+  };
 }
 
 /** The measured rate after the unmeasured warm-up, each started on a quiet target. */
-export async function steadyRate(t: Target, origins: Origins, s: RateSettings): Promise<RateResult> {
+export async function steadyRate(t: Target, l: Load, s: RateSettings): Promise<RateRun> {
   await quiet(t);
-  await rateRun(t, origins, s.rateWorkers, s.rateWarmupMs);
+  await rateRun(t, l, s.rateWorkers, s.rateWarmupMs);
   await quiet(t);
-  return rateRun(t, origins, s.rateWorkers, s.rateMs);
+  return rateRun(t, l, s.rateWorkers, s.rateMs);
 }
 
 /** A note for cycles that failed in a rate run, or null when none did. */
-export function failedCycles(r: RateResult, prefix: string): string | null {
+export function failedCycles(r: RateRun, prefix: string): string | null {
   return r.failed > 0 ? `${prefix}rate: ${r.failed} cycles failed beside ${r.completed} completed` : null;
 }

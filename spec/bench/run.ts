@@ -1,5 +1,6 @@
-// `make bench`: weir beside a raw Node relay, microsocks and Dante, on loopback, in one run;
-// then weir through one SOCKS5 hop, and sink delivery through each outbox store.
+// `make bench`: weir beside a raw Node SOCKS5 relay, a raw Node TCP forwarder, microsocks,
+// Dante and tinyproxy, on loopback, in one run, driven by a native load client; then weir
+// through one SOCKS5 hop, and sink delivery through each outbox store.
 // BENCH_ONLY=proxy,hop,sinks (any of them, comma-separated) runs only those parts.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,17 +9,30 @@ import { fileURLToPath } from 'node:url';
 import { killAllNow } from './children.js';
 import { formatComparisons, summarizeComparison, type Comparison } from './compare.js';
 import { benchHop } from './hop.js';
-import { measurePeer, type Settings } from './measure.js';
-import { startOrigins, type Origins } from './origins.js';
+import type { LoadRound } from './load-share.js';
+import { measurePeer, type PeerRound, type Settings } from './measure.js';
+import { weirLoadBinary } from './native-build.js';
+import { startOrigins } from './origins.js';
 import { peers, startPeer, type PeerName } from './peers.js';
 import { openFilesLimit } from './proc-stats.js';
-import { formatTable, METRICS, summarize, writeResults, type Metric, type Samples } from './report.js';
+import type { Load } from './proxy-steps.js';
+import {
+  emptyLoadSamples,
+  emptySamples,
+  formatLoadNotes,
+  formatTable,
+  METRICS,
+  summarize,
+  writeResults,
+  type LoadGroup,
+  type Metric,
+} from './report.js';
 import { benchSinks, type SinkSettings } from './sinks.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SETTINGS: Settings = {
-  sourceBytes: Number(process.env.BENCH_BYTES ?? 2 ** 29),
+  streamBytes: Number(process.env.BENCH_BYTES ?? 2 ** 31),
   rateWorkers: 50,
   rateMs: 3000,
   warmupMs: 500,
@@ -50,9 +64,9 @@ function selectedParts(): Part[] {
 }
 
 /**
- * The bench and its load client each hold one end of every idle tunnel; the proxy holds two.
- * Node raises its own soft limit to the hard one at start-up, and peers are started under
- * `ulimit -n` raised to the hard limit too, so only the hard limit can be too low.
+ * The load client and the origin each hold one end of every idle tunnel; the proxy holds
+ * two. Each of them raises its soft limit to the hard one, so only the hard limit can be
+ * too low.
  */
 function ensureFdLimit(): void {
   const soft = openFilesLimit();
@@ -66,11 +80,15 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return items.map((_, i) => items[(i + by) % items.length] as T);
 }
 
-function describe(values: Partial<Record<Metric, number>>): string {
-  return (Object.keys(METRICS) as Metric[])
+function describe(result: PeerRound): string {
+  const { values, load } = result;
+  const figures = (Object.keys(METRICS) as Metric[])
     .filter((m) => values[m] !== undefined)
-    .map((m) => `${m} ${(values[m] as number).toFixed(METRICS[m].digits)} ${METRICS[m].unit}`)
-    .join(', ');
+    .map((m) => `${m} ${(values[m] as number).toFixed(METRICS[m].digits)} ${METRICS[m].unit}`);
+  const cores = (Object.entries(load) as [LoadGroup, LoadRound][]).map(
+    ([group, r]) => `${group} load cores ${r.clientCores.toFixed(2)}/${r.originCores.toFixed(2)}`,
+  );
+  return [...figures, ...cores].join(', ');
 }
 
 interface ProxyPart {
@@ -79,24 +97,28 @@ interface ProxyPart {
   readonly notes: string[];
 }
 
-async function benchProxies(origins: Origins, tmp: string): Promise<ProxyPart> {
+async function benchProxies(l: Load, tmp: string): Promise<ProxyPart> {
   const all = peers(REPO);
   for (const p of all) if (p.missing) console.log(`skip ${p.name}: ${p.missing}`);
   const runnable = all.filter((p) => p.missing === null);
-  const samples: Samples = { throughput: {}, rate: {}, rate_cpu: {}, idle: {} };
+  const samples = emptySamples();
+  const load = emptyLoadSamples();
   const notes: string[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     // Rotating the order spreads slow drifts of the machine over all peers alike.
     for (const peer of rotate(runnable, round)) {
       const label = `round ${round + 1}/${ROUNDS} ${peer.name}`;
       try {
-        const running = await startPeer(peer, tmp, 15_000);
-        const result = await measurePeer(running, origins, SETTINGS).finally(() => running.stop());
+        const running = await startPeer(peer, tmp, l.origins, 15_000);
+        const result = await measurePeer(running, l, SETTINGS).finally(() => running.stop());
         for (const [metric, value] of Object.entries(result.values) as [Metric, number][]) {
           (samples[metric][peer.name as PeerName] ??= [])[round] = value;
         }
+        for (const [group, cost] of Object.entries(result.load) as [LoadGroup, (typeof result.load)[LoadGroup]][]) {
+          (load[group][peer.name as PeerName] ??= [])[round] = cost;
+        }
         notes.push(...result.notes.map((n) => `${label}: ${n}`));
-        console.log(`${label}: ${describe(result.values)}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`);
+        console.log(`${label}: ${describe(result)}${result.notes.length ? ` (${result.notes.join('; ')})` : ''}`);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         notes.push(`${label}: ${message}`);
@@ -104,8 +126,8 @@ async function benchProxies(origins: Origins, tmp: string): Promise<ProxyPart> {
       }
     }
   }
-  const metrics = summarize(samples);
-  console.log(`\n${formatTable(metrics)}\n`);
+  const metrics = summarize(samples, load);
+  console.log(`\n${formatTable(metrics)}\n\n${formatLoadNotes(metrics)}\n`);
   return { metrics, skipped: all.filter((p) => p.missing).map((p) => ({ peer: p.name, reason: p.missing })), notes };
 }
 
@@ -129,10 +151,12 @@ async function main(): Promise<void> {
     console.log(`warning: load average ${load?.toFixed(1)} on ${os.cpus().length} CPUs; other work will skew throughput and rate`);
   }
   const began = Date.now();
-  const origins = await startOrigins(SETTINGS.sourceBytes);
-  const proxy = parts.includes('proxy') ? await benchProxies(origins, tmp) : null;
-  const hop = parts.includes('hop') ? await benchHop(REPO, tmp, origins, SETTINGS, ROUNDS) : null;
-  await origins.close();
+  const needsLoad = parts.includes('proxy') || parts.includes('hop');
+  const binary = needsLoad ? weirLoadBinary(REPO) : null;
+  const driver: Load | null = binary ? { binary, origins: await startOrigins(binary) } : null;
+  const proxy = driver && parts.includes('proxy') ? await benchProxies(driver, tmp) : null;
+  const hop = driver && parts.includes('hop') ? await benchHop(REPO, tmp, driver, SETTINGS, ROUNDS) : null;
+  await driver?.origins.close();
   if (hop) printComparisons(hop.comparisons);
   const sinks = parts.includes('sinks') ? await benchSinks(tmp, SINK_SETTINGS, ROUNDS) : null;
   if (sinks) printComparisons(sinks.comparisons);
