@@ -5,7 +5,7 @@ import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
 
 const HELP = `
   Usage
-    $ weir run [-c FILE]                       run the node in the foreground (built-in default without -c)
+    $ weir run [FILE | -c FILE]                run the node in the foreground (built-in default without a file)
     $ weir validate <config_file>              check a configuration file
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
     $ weir status [--json]                     the running node: version, uptime, mode, log_level, log_files
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
   const flags = cli.flags;
   switch (command) {
     case 'run':
-      return (await import('./commands/run.js')).runCommand(flags.config);
+      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
     case 'build-info':
@@ -89,6 +89,18 @@ async function main(): Promise<number> {
 /** A command that takes no arguments refuses them rather than run as if they were not there. */
 function noArguments(command: string, args: readonly string[]): void {
   if (args.length > 0) throw new UsageError(`usage: weir ${command} (it takes no arguments; got ${args.map((a) => JSON.stringify(a)).join(' ')})`);
+}
+
+/**
+ * The one config file of `weir run FILE` or `weir run -c FILE`: a second file, or one
+ * given both ways, is refused rather than one of them picked without a word.
+ */
+function runConfigFile(args: readonly string[], config: string | undefined): string | undefined {
+  const files = [...(config === undefined ? [] : [config]), ...args];
+  if (files.length > 1) {
+    throw new UsageError(`usage: weir run [FILE | -c FILE] (one config file; got ${files.map((f) => JSON.stringify(f)).join(' ')})`);
+  }
+  return files[0];
 }
 
 function exitCodeOf(err: unknown): number {
