@@ -11,9 +11,10 @@ const HELP = `
     $ weir status [--json]                     the running node: version, uptime, mode, log_level, log_files
     $ weir flows [--json]                      the active flows
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
-    $ weir events                              flow.snapshot, then live events as JSON lines (Ctrl+C ends)
+    $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
     $ weir policies [--json]                   selectors and url_test groups with their current choice
     $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
+    $ weir mode                                the routing mode in effect
     $ weir mode rule                           route by the rules
     $ weir mode global <target_tag>            route every new flow to one outbound
     $ weir connector state [--json] <config_file>
@@ -28,6 +29,8 @@ const HELP = `
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
     --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+    --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
+    --version           the version, as \`weir status\` reports it
 
   Exit codes
     0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
@@ -38,7 +41,11 @@ const cli = meow(HELP, {
   // A mistyped flag (`--socket` for `--ipc`) would otherwise be dropped without a word,
   // and the command run against another node or none; meow names it and exits 2.
   allowUnknownFlags: false,
+  // meow would print package.json's version alone; the build's commit belongs to it.
+  autoVersion: false,
   flags: {
+    version: { type: 'boolean', default: false },
+    types: { type: 'string' },
     config: { type: 'string', shortFlag: 'c' },
     ipc: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -50,6 +57,10 @@ const cli = meow(HELP, {
 async function main(): Promise<number> {
   const [command, ...args] = cli.input;
   const flags = cli.flags;
+  if (flags.version) {
+    process.stdout.write(`${(await import('../actors/engine/build-info.js')).weirVersion()}\n`);
+    return EXIT.ok;
+  }
   switch (command) {
     case 'run':
       return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));

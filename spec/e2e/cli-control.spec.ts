@@ -7,6 +7,7 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
+import { runWeir } from '../support/weir-bin.js';
 import { cliFixture } from './support-cli.js';
 
 const setup = cliFixture(test);
@@ -28,6 +29,14 @@ test('status --json has log_level, log_files and the pid; the table shows them t
   assert.is(table.code, 0);
   assert.match(table.stdout, /^log_level +info$/m);
   assert.match(table.stdout, /^log_files +stdout$/m);
+});
+
+test('weir --version prints the version status reports: package version and build commit', async () => {
+  const { weir } = await setup();
+  const runtime = JSON.parse((await weir('status', '--json')).stdout) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.ok(runtime.version.startsWith(`${pkg.version}+`), runtime.version);
+  assert.equal(await runWeir(['--version']), { code: 0, stdout: `${runtime.version}\n`, stderr: '' });
 });
 
 test('flows lists a live download and flows close ends it with cancelled/manual', async () => {
