@@ -8,7 +8,7 @@ const HELP = `
     $ weir run [FILE | -c FILE]                run the node in the foreground (built-in default without a file)
     $ weir validate <config_file>              check a configuration file
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
-    $ weir status [--json]                     the running node: version, uptime, mode, log_level, log_files
+    $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
     $ weir flows [--json]                      the active flows
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
     $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
