@@ -7,6 +7,7 @@ const HELP = `
   Usage
     $ weir run [FILE | -c FILE]                run the node in the foreground (built-in default without a file)
     $ weir validate <config_file>              check a configuration file
+    $ weir format [-w] <config_file>           print the config in canonical form (-w: write it back)
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
     $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
     $ weir flows [--json]                      the active flows
@@ -29,6 +30,7 @@ const HELP = `
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
     --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+    -w, --write         format: write the canonical form back to the file
     --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
     --version           the version, as \`weir status\` reports it
 
@@ -46,6 +48,7 @@ const cli = meow(HELP, {
   flags: {
     version: { type: 'boolean', default: false },
     types: { type: 'string' },
+    write: { type: 'boolean', shortFlag: 'w', default: false },
     config: { type: 'string', shortFlag: 'c' },
     ipc: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -66,6 +69,8 @@ async function main(): Promise<number> {
       return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
+    case 'format':
+      return (await import('./commands/format.js')).formatCommand(args, flags.write);
     case 'build-info':
       noArguments(command, args);
       return (await import('./commands/build-info.js')).buildInfoCommand(flags.json);

@@ -41,7 +41,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
 }
 
 /** Reads, parses and validates a config file; relative paths resolve against its directory. */
-export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } = {}): ConfigResult {
+export function loadConfigFile(file: string, opts: Pick<ParseOptions, 'env' | 'lenientSecrets'> = {}): ConfigResult {
   const full = path.resolve(file);
   let text: string;
   try {
@@ -56,5 +56,5 @@ export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } =
   } catch {
     return { ok: false, problems: [{ path: '', message: jsonSyntaxMessage(full, text) }] };
   }
-  return parseConfig(raw, { baseDir: path.dirname(full), configFile: full, ...(opts.env === undefined ? {} : { env: opts.env }) });
+  return parseConfig(raw, { ...opts, baseDir: path.dirname(full), configFile: full });
 }
