@@ -14,6 +14,8 @@ export interface NodeRuntime {
   engine: Engine;
   ops: ControlOps;
   log: Logger;
+  /** Where the HTTP control plane listens (its port, when the config said 0). */
+  control: { host: string; port: number };
   stop(reason: string): Promise<void>;
 }
 
@@ -65,5 +67,5 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
     throw err;
   }
   log.info({ control: http.address(), ipc: ipc.path }, 'control plane listening');
-  return { engine, ops, log, stop };
+  return { engine, ops, log, control: http.address(), stop };
 }

@@ -6,7 +6,14 @@ import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 const dir = tempDir('weir-run-file-');
 
@@ -23,8 +30,35 @@ test('weir run FILE runs the file, as weir run -c FILE does', async () => {
     assert.is(status.code, 0, status.stderr);
     const inbounds = (JSON.parse(status.stdout) as { inbounds: { tag: string; listen: { port: number } }[] }).inbounds;
     assert.equal(inbounds.map((i) => [i.tag, i.listen.port]), [['socks-in', port]]);
+    await waitFor(() => node.stderr().includes('\n'), WAIT_MS, 'the ready line');
+    const ready = new RegExp(`^weir: ready: proxy socks-in 127\\.0\\.0\\.1:${port} \\(socks\\); control http://127\\.0\\.0\\.1:\\d+/api/v1; API key in ${escape(node.configPath)}\n$`);
+    assert.match(node.stderr(), ready);
   } finally {
     assert.is(await node.stop(), 0);
+  }
+});
+
+test('the ready line names a key file and, on Redis, the dashboard', async () => {
+  const [port, redis] = await Promise.all([freePort(), startRedisServer()]);
+  const stateDir = path.join(dir, 'ready');
+  fs.mkdirSync(stateDir, { recursive: true });
+  fs.writeFileSync(path.join(stateDir, 'key'), 'ready-line-key-not-a-secret\n', { mode: 0o600 });
+  const base = e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port }] });
+  const config = { ...base, control: { listen: '127.0.0.1:0', api_key: { file: 'key' } }, redis: { url: redis.url } };
+  const node = await startNode(config, { positionalConfig: true });
+  try {
+    await waitFor(() => node.stderr().includes('\n'), WAIT_MS, 'the ready line');
+    const [line, ...rest] = node.stderr().split('\n');
+    const control = /control (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(line!)?.[1];
+    assert.is(
+      line,
+      `weir: ready: proxy mixed-in 127.0.0.1:${port} (mixed); control ${control}/api/v1; API key in ${path.join(stateDir, 'key')}; dashboard ${control}/dashboard`,
+    );
+    assert.equal(rest, ['']);
+    assert.not.ok(node.stderr().includes('ready-line-key-not-a-secret'));
+  } finally {
+    assert.is(await node.stop(), 0);
+    await redis.close();
   }
 });
 
