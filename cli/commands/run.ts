@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigSource } from '../../actors/config/config-source.js';
 import { ensureApiKey } from '../../actors/config/load-config.js';
@@ -30,11 +29,6 @@ function configSource(file: string | undefined): ConfigSource {
 
 /** `weir run [-c FILE]`: runs the node in the foreground until SIGINT/SIGTERM; SIGHUP reloads the config. */
 export async function runCommand(configFile: string | undefined): Promise<number> {
-  const unreadable = configFile === undefined ? null : unreadableReason(configFile);
-  if (unreadable !== null) {
-    process.stderr.write(`weir: cannot read config file ${path.resolve(configFile!)} (${unreadable})\n`);
-    return EXIT.failure;
-  }
   const source = configSource(configFile);
   const result = source.load();
   if (!result.ok) {
@@ -76,17 +70,6 @@ export async function runCommand(configFile: string | undefined): Promise<number
     node.log.error({ err }, 'stop failed');
     process.stderr.write(`weir: stop failed: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.failure;
-  }
-}
-
-/** Why `file` cannot be read as a config (ENOENT, EACCES, EISDIR), or null when it can. */
-function unreadableReason(file: string): string | null {
-  try {
-    if (fs.statSync(file).isDirectory()) return 'EISDIR';
-    fs.accessSync(file, fs.constants.R_OK);
-    return null;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? 'read error';
   }
 }
 

@@ -73,12 +73,12 @@ test('weir run -c FILE with another FILE refuses with exit 2', async () => {
   assert.equal([result.code, result.stderr], [2, 'weir: usage: weir run [FILE | -c FILE] (one config file; got "a.json" "b.json")\n']);
 });
 
-test('weir run with a file that does not exist says so and exits 1', async () => {
+test('weir run with a file that does not exist says so as validate does, and exits 1', async () => {
   const missing = path.join(dir, 'missing.json');
   for (const args of [['run', missing], ['run', '-c', missing]]) {
     const result = await runWeir(args);
     assert.equal([result.code, result.stdout], [1, ''], args.join(' '));
-    assert.is(result.stderr, `weir: cannot read config file ${missing} (ENOENT)\n`, args.join(' '));
+    assert.is(result.stderr, `${missing}: invalid configuration (1 problem)\n  cannot read config file ${missing} (ENOENT)\n`, args.join(' '));
   }
   assert.not.ok(fs.existsSync(missing));
 });
