@@ -3,27 +3,42 @@ NODE_MODULES := node_modules/.package-lock.json
 GIT_HASH := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILD_PROFILE ?= release
 
-.PHONY: build run test test-unit test-e2e bench schema clean
+.PHONY: build run test test-unit test-e2e bench schema clean packages stamp
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-build: $(NODE_MODULES)
+# tsc runs only when a source changed since the last build; the stamp follows the commit.
+SOURCES := $(shell find actors streams http cli spec -name '*.ts' 2>/dev/null)
+COMPILED := dist/.compiled
+
+$(COMPILED): $(NODE_MODULES) tsconfig.json $(SOURCES)
 	npx tsc -p tsconfig.json
-	@printf '{"git_hash":"%s","build_profile":"%s"}\n' "$(GIT_HASH)" "$(BUILD_PROFILE)" > dist/build-stamp.json
+	@touch $@
+
+# Rewritten only when it changes, so binary_sha256 stays that of the same tree.
+stamp: $(COMPILED)
+	@printf '{"git_hash":"%s","build_profile":"%s"}\n' "$(GIT_HASH)" "$(BUILD_PROFILE)" > dist/build-stamp.json.tmp
+	@cmp -s dist/build-stamp.json.tmp dist/build-stamp.json && rm dist/build-stamp.json.tmp || mv dist/build-stamp.json.tmp dist/build-stamp.json
+
+build: stamp
 
 run: build
 	node dist/cli/weir.js run $(ARGS)
 
+# The Debian packages the specs need, before anything else starts (installed as root).
+packages:
+	@.ci/test-packages
+
 # uvu also sees the .js.map files tsc writes beside the specs: match .spec.js only.
-test: build
+test: packages build
 	npx uvu dist/spec '\.spec\.js$$'
 
-test-unit: build
+test-unit: packages build
 	npx uvu dist/spec/unit '\.spec\.js$$'
 
-test-e2e: build
+test-e2e: packages build
 	npx uvu dist/spec/e2e '\.spec\.js$$'
 
 bench: build

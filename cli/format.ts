@@ -28,13 +28,20 @@ export function bytes(n: number): string {
   return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
 }
 
-/** 75_000 → "1m15s": the largest two units. */
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** 75_000 → "1m 15s", 7_380_000 → "2h 03m": the largest two units, the second one padded. */
 export function age(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600)}h`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad2(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad2(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d ${pad2(Math.floor((s % 86_400) / 3600))}h`;
+}
+
+/** 1234567 → "1,234,567": counts a person reads at a glance. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
 }
 
 export function printJson(value: unknown): void {

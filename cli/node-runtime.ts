@@ -16,6 +16,8 @@ export interface NodeRuntime {
   engine: Engine;
   ops: ControlOps;
   log: Logger;
+  /** Where the HTTP control plane listens (its port, when the config said 0). */
+  control: { host: string; port: number };
   stop(reason: string): Promise<void>;
 }
 
@@ -73,5 +75,5 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
     presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, config.control.listen));
     presence.start();
   }
-  return { engine, ops, log, stop };
+  return { engine, ops, log, control: http.address(), stop };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { jsonSyntaxMessage } from '../actors/config/json-syntax-error.js';
 
 export interface SocketFlags {
   ipc?: string | undefined;
@@ -24,12 +25,17 @@ function objectAt(value: unknown, key: string): Record<string, unknown> {
  */
 function socketOfConfig(file: string): string {
   const full = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(full, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read config file ${full} (${(err as NodeJS.ErrnoException).code ?? 'read error'})`, { cause: err });
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(full, 'utf8'));
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? 'not valid JSON';
-    throw new Error(`cannot read config file ${full} (${why})`, { cause: err });
+    raw = JSON.parse(text);
+  } catch {
+    throw new Error(jsonSyntaxMessage(full, text));
   }
   const dir = path.dirname(full);
   const ipc = objectAt(raw, 'control')['ipc'];

@@ -5,15 +5,17 @@ import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
 
 const HELP = `
   Usage
-    $ weir run [-c FILE]                       run the node in the foreground (built-in default without -c)
+    $ weir run [FILE | -c FILE]                run the node in the foreground (built-in default without a file)
     $ weir validate <config_file>              check a configuration file
+    $ weir format [-w] <config_file>           print the config in canonical form (-w: write it back)
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
-    $ weir status [--json]                     the running node: version, uptime, mode, log_level, log_files
+    $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
     $ weir flows [--json]                      the active flows
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
-    $ weir events                              flow.snapshot, then live events as JSON lines (Ctrl+C ends)
+    $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
     $ weir policies [--json]                   selectors and url_test groups with their current choice
     $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
+    $ weir mode                                the routing mode in effect
     $ weir mode rule                           route by the rules
     $ weir mode global <target_tag>            route every new flow to one outbound
     $ weir connector state [--json] <config_file>
@@ -33,6 +35,9 @@ const HELP = `
     -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
     --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
     --json              machine-readable output
+    -w, --write         format: write the canonical form back to the file
+    --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
+    --version           the version, as \`weir status\` reports it
     --redis URL         fleet: the Redis to read (else the config's)
     --node ID           deliver: only this node's queues
     --health HOST:PORT  deliver: serve GET /health there
@@ -46,7 +51,12 @@ const cli = meow(HELP, {
   // A mistyped flag (`--socket` for `--ipc`) would otherwise be dropped without a word,
   // and the command run against another node or none; meow names it and exits 2.
   allowUnknownFlags: false,
+  // meow would print package.json's version alone; the build's commit belongs to it.
+  autoVersion: false,
   flags: {
+    version: { type: 'boolean', default: false },
+    types: { type: 'string' },
+    write: { type: 'boolean', shortFlag: 'w', default: false },
     config: { type: 'string', shortFlag: 'c' },
     ipc: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -61,11 +71,17 @@ const cli = meow(HELP, {
 async function main(): Promise<number> {
   const [command, ...args] = cli.input;
   const flags = cli.flags;
+  if (flags.version) {
+    process.stdout.write(`${(await import('../actors/engine/build-info.js')).weirVersion()}\n`);
+    return EXIT.ok;
+  }
   switch (command) {
     case 'run':
-      return (await import('./commands/run.js')).runCommand(flags.config);
+      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
+    case 'format':
+      return (await import('./commands/format.js')).formatCommand(args, flags.write);
     case 'build-info':
       noArguments(command, args);
       return (await import('./commands/build-info.js')).buildInfoCommand(flags.json);
@@ -104,6 +120,18 @@ async function main(): Promise<number> {
 /** A command that takes no arguments refuses them rather than run as if they were not there. */
 function noArguments(command: string, args: readonly string[]): void {
   if (args.length > 0) throw new UsageError(`usage: weir ${command} (it takes no arguments; got ${args.map((a) => JSON.stringify(a)).join(' ')})`);
+}
+
+/**
+ * The one config file of `weir run FILE` or `weir run -c FILE`: a second file, or one
+ * given both ways, is refused rather than one of them picked without a word.
+ */
+function runConfigFile(args: readonly string[], config: string | undefined): string | undefined {
+  const files = [...(config === undefined ? [] : [config]), ...args];
+  if (files.length > 1) {
+    throw new UsageError(`usage: weir run [FILE | -c FILE] (one config file; got ${files.map((f) => JSON.stringify(f)).join(' ')})`);
+  }
+  return files[0];
 }
 
 function exitCodeOf(err: unknown): number {

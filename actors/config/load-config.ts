@@ -5,6 +5,7 @@ import { checkReferences } from './check-references.js';
 import { checkSinkPaths } from './check-sink-paths.js';
 import { checkSinkDelivery } from './check-sink-delivery.js';
 import { deepFreeze } from './deep-freeze.js';
+import { jsonSyntaxMessage } from './json-syntax-error.js';
 import { issueMessage, issuesToProblems } from './issue-messages.js';
 import type { ConfigProblem } from './problems.js';
 import { readReferences } from './reference-view.js';
@@ -40,16 +41,8 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
   return { ok: true, config: deepFreeze(parsed.data) };
 }
 
-/** JSON.parse's own message quotes the text around the error, which may hold a secret. */
-function jsonErrorMessage(file: string, text: string, err: unknown): string {
-  const at = /at position (\d+)/.exec(err instanceof Error ? err.message : '');
-  if (at === null) return `${file} is not valid JSON`;
-  const before = text.slice(0, Number(at[1])).split('\n');
-  return `${file} is not valid JSON (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
-}
-
 /** Reads, parses and validates a config file; relative paths resolve against its directory. */
-export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } = {}): ConfigResult {
+export function loadConfigFile(file: string, opts: Pick<ParseOptions, 'env' | 'lenientSecrets'> = {}): ConfigResult {
   const full = path.resolve(file);
   let text: string;
   try {
@@ -61,8 +54,8 @@ export function loadConfigFile(file: string, opts: { env?: NodeJS.ProcessEnv } =
   let raw: unknown;
   try {
     raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, problems: [{ path: '', message: jsonErrorMessage(full, text, err) }] };
+  } catch {
+    return { ok: false, problems: [{ path: '', message: jsonSyntaxMessage(full, text) }] };
   }
-  return parseConfig(raw, { baseDir: path.dirname(full), configFile: full, ...(opts.env === undefined ? {} : { env: opts.env }) });
+  return parseConfig(raw, { ...opts, baseDir: path.dirname(full), configFile: full });
 }

@@ -7,7 +7,7 @@ import type { ConfigSource } from '../config/config-source.js';
 import type { ConfigProblem } from '../config/problems.js';
 import type { WeirConfig } from '../config/schema.js';
 import { LOG_LEVELS } from '../config/schema-node.js';
-import type { BuildInfo } from '../engine/build-info.js';
+import { weirVersion, type BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
 import type { DeadLetter } from '../contracts/outbox.js';
 import { applyBody, configInvalid } from './config-apply.js';
@@ -60,7 +60,7 @@ export class ControlOps {
     const ctx = this.runtimeCtx;
     return {
       node_id: this.engine.config.node.id,
-      version: ctx.build.git_hash,
+      version: weirVersion(),
       build: ctx.build,
       pid: process.pid,
       started_at_unix_ms: this.engine.startedAt,

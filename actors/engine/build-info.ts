@@ -37,15 +37,24 @@ const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let cached: BuildInfo | null = null;
 
+interface BuildStamp {
+  git_hash?: string;
+  build_profile?: string;
+}
+
+function readJson<T>(file: string): Partial<T> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Partial<T>;
+  } catch {
+    // An unstamped build (plain tsc) still runs; it just cannot say its commit.
+    return {};
+  }
+}
+
 /** Reads the stamp `make build` wrote and hashes the artefact; the CLI and the running node agree. */
 export function buildInfo(): BuildInfo {
   if (cached) return cached;
-  let stamp: { git_hash?: string; build_profile?: string } = {};
-  try {
-    stamp = JSON.parse(readFileSync(join(DIST, 'build-stamp.json'), 'utf8')) as typeof stamp;
-  } catch {
-    // An unstamped build (plain tsc) still runs; it just cannot say its commit.
-  }
+  const stamp = readJson<BuildStamp>(join(DIST, 'build-stamp.json'));
   cached = {
     git_hash: stamp.git_hash ?? 'unknown',
     features: FEATURES,
@@ -53,6 +62,17 @@ export function buildInfo(): BuildInfo {
     binary_sha256: hashTree(DIST),
   };
   return cached;
+}
+
+/**
+ * `0.1.0+59a5d93c1f2e`: package.json's version (beside dist/ in a checkout and in an
+ * installed package) and the commit of the build, as `weir --version` prints it and
+ * the node's status reports it. Read without hashing the tree, so `--version` is quick.
+ */
+export function weirVersion(): string {
+  const { version } = readJson<{ version: string }>(join(DIST, '..', 'package.json'));
+  const hash = readJson<BuildStamp>(join(DIST, 'build-stamp.json')).git_hash ?? 'unknown';
+  return `${version ?? '0.0.0'}+${hash.slice(0, 12)}`;
 }
 
 function hashTree(root: string): string {

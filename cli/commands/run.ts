@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ConfigSource } from '../../actors/config/config-source.js';
 import { ensureApiKey } from '../../actors/config/load-config.js';
 import { EXIT } from '../exit-codes.js';
+import { apiKeyOrigin, readyLine, type ReadyFacts } from '../ready-line.js';
 import { startNodeRuntime, type NodeRuntime } from '../node-runtime.js';
 import { printProblems } from './validate.js';
 
@@ -44,6 +45,14 @@ export async function runCommand(configFile: string | undefined): Promise<number
     process.stderr.write(`weir: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.failure;
   }
+  process.stderr.write(
+    readyLine({
+      inbounds: (node.ops.runtime() as { inbounds: ReadyFacts['inbounds'] }).inbounds,
+      control: node.control,
+      apiKey: apiKeyOrigin(source.file, path.join(path.resolve(DEFAULT_STATE_DIR), 'api_key')),
+      dashboard: result.config.redis !== undefined,
+    }),
+  );
   process.on('SIGHUP', () => {
     node.ops.reload().then(
       (applied) =>

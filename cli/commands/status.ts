@@ -1,4 +1,6 @@
-import { keyValues, printJson } from '../format.js';
+import type { ConnectorState } from '../../actors/contracts/sink.js';
+import type { StatsSnapshot } from '../../streams/contract.js';
+import { age, bytes, count, keyValues, printJson, table } from '../format.js';
 import { callNode } from '../call-node.js';
 import type { ClientFlags } from '../socket-path.js';
 import { EXIT } from '../exit-codes.js';
@@ -9,33 +11,73 @@ interface InboundView {
   listen: { host: string; port: number } | null;
 }
 
-function show(value: unknown): string {
-  if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(show).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-function showMode(m: { mode: string; global_target: string | null }): string {
-  return m.mode === 'global' ? `global -> ${m.global_target}` : m.mode;
+/** The fields of the node's status this view reads; `--json` prints the whole of it. */
+interface RuntimeView {
+  node_id: string;
+  version: string;
+  pid: number;
+  uptime_ms: number;
+  config_path: string | null;
+  log_level: string;
+  log_files: string[];
+  mode: { mode: string; global_target: string | null };
+  inbounds: InboundView[];
+  memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number };
 }
 
 function showInbound(i: InboundView): string {
   return `${i.tag} (${i.protocol}) ${i.listen ? `${i.listen.host}:${i.listen.port}` : 'not listening'}`;
 }
 
-/** `weir status [--json]`: the node's runtime, including log_level and log_files. */
+/** One `key  value` line per fact; a list (the inbounds) one line per item under its key. */
+function facts(r: RuntimeView, s: StatsSnapshot): [string, string][] {
+  const inbounds = r.inbounds.length === 0 ? ['-'] : r.inbounds.map(showInbound);
+  return [
+    ['node', r.node_id],
+    ['version', r.version],
+    ['pid', String(r.pid)],
+    ['uptime', age(r.uptime_ms)],
+    ['mode', r.mode.mode === 'global' ? `global -> ${r.mode.global_target}` : r.mode.mode],
+    ['config', r.config_path ?? '(built-in default)'],
+    ['log_level', r.log_level],
+    ['log_files', r.log_files.join(', ') || '-'],
+    ...inbounds.map((line, i): [string, string] => [i === 0 ? 'inbounds' : '', line]),
+    ['rss', bytes(r.memory.rss_bytes)],
+    ['heap', `${bytes(r.memory.heap_used_bytes)} of ${bytes(r.memory.heap_total_bytes)}`],
+    ['flows', `${count(s.active_sessions)} active, ${count(s.total_started)} started`],
+    ['outcomes', `${count(s.completed_sessions)} completed, ${count(s.failed_sessions)} failed, ${count(s.blocked_sessions)} blocked`],
+    ['traffic', `${bytes(s.bytes_up)} up, ${bytes(s.bytes_down)} down`],
+  ];
+}
+
+function sinkTable(sinks: readonly ConnectorState[]): string {
+  if (sinks.length === 0) return 'no event sinks\n';
+  const rows = sinks.map((k) => [
+    k.tag,
+    k.type,
+    count(k.pending),
+    count(k.total_delivered),
+    count(k.total_failed),
+    k.last_error?.message ?? '-',
+  ]);
+  return table(['sink', 'type', 'pending', 'delivered', 'failed', 'last_error'], rows);
+}
+
+/**
+ * `weir status`: the node at a glance, one fact per line in units (uptime, memory,
+ * flow counts, traffic), then the event sinks as a table. `--json` prints the node's
+ * status object as it is, for scripts.
+ */
 export async function statusCommand(flags: ClientFlags): Promise<number> {
-  const runtime = (await callNode(flags, { op: 'status' })) as Record<string, unknown>;
+  const runtime = (await callNode(flags, { op: 'status' })) as RuntimeView;
   if (flags.json) {
     printJson(runtime);
     return EXIT.ok;
   }
-  const entries = Object.entries(runtime).map(([key, value]): [string, string] => {
-    if (key === 'inbounds' && Array.isArray(value)) return [key, (value as InboundView[]).map(showInbound).join(', ') || '-'];
-    if (key === 'mode' && typeof value === 'object' && value !== null) return [key, showMode(value as { mode: string; global_target: string | null })];
-    return [key, show(value)];
-  });
-  process.stdout.write(keyValues(entries));
+  const [stats, sinks] = await Promise.all([
+    callNode(flags, { stats: {} }) as Promise<StatsSnapshot>,
+    callNode(flags, { op: 'sinks' }) as Promise<ConnectorState[]>,
+  ]);
+  process.stdout.write(`${keyValues(facts(runtime, stats))}\n${sinkTable(sinks)}`);
   return EXIT.ok;
 }

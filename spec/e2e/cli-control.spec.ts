@@ -7,6 +7,7 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
+import { runWeir } from '../support/weir-bin.js';
 import { cliFixture } from './support-cli.js';
 
 const setup = cliFixture(test);
@@ -28,6 +29,46 @@ test('status --json has log_level, log_files and the pid; the table shows them t
   assert.is(table.code, 0);
   assert.match(table.stdout, /^log_level +info$/m);
   assert.match(table.stdout, /^log_files +stdout$/m);
+});
+
+test('status reads at a glance: one fact per line in units, then the sinks as a table', async () => {
+  const { node, origin, events, via, weir } = await setup();
+  const known = knownFlows(events);
+  assert.is((await curl([...via, origin.url('/bytes/2048?case=cli-status')])).code, 0);
+  await nextFlow(events, known);
+  const result = await weir('status');
+  assert.equal([result.code, result.stderr], [0, '']);
+  const [facts, sinks] = result.stdout.split('\n\n');
+  const lines = facts!.split('\n');
+  assert.equal(
+    lines.map((l) => l.split(/ {2,}/)[0]),
+    ['node', 'version', 'pid', 'uptime', 'mode', 'config', 'log_level', 'log_files', 'inbounds', 'rss', 'heap', 'flows', 'outcomes', 'traffic'],
+  );
+  const value = (key: string): string => lines.find((l) => l.startsWith(`${key} `))!.split(/ {2,}/)[1]!;
+  assert.equal([value('node'), value('pid'), value('mode'), value('config')], [E2E_NODE_ID, String(node.pid), 'rule', node.configPath]);
+  assert.match(value('uptime'), /^(\d+s|\d+m \d\ds|\d+h \d\dm)$/);
+  assert.match(value('rss'), /^\d+\.\d MiB$/);
+  assert.match(value('heap'), /^\d+\.\d MiB of \d+\.\d MiB$/);
+  assert.match(value('flows'), /^\d+ active, [\d,]+ started$/);
+  assert.match(value('outcomes'), /^[\d,]+ completed, [\d,]+ failed, [\d,]+ blocked$/);
+  // At least the 2 KiB body came down: the traffic is in units, not raw bytes.
+  assert.match(value('traffic'), /^[\d.]+ (B|KiB) up, \d+\.\d (KiB|MiB) down$/);
+  const [header, row, ...more] = sinks!.trimEnd().split('\n').map((l) => l.split(/ {2,}/));
+  assert.equal([header, row?.slice(0, 2), row?.slice(4), more], [
+    ['SINK', 'TYPE', 'PENDING', 'DELIVERED', 'FAILED', 'LAST_ERROR'],
+    ['archive', 'jsonl'],
+    ['0', '-'],
+    [],
+  ]);
+  assert.ok(row!.slice(2, 4).every((n) => /^[\d,]+$/.test(n)), row!.join(' '));
+});
+
+test('weir --version prints the version status reports: package version and build commit', async () => {
+  const { weir } = await setup();
+  const runtime = JSON.parse((await weir('status', '--json')).stdout) as { version: string };
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.ok(runtime.version.startsWith(`${pkg.version}+`), runtime.version);
+  assert.equal(await runWeir(['--version']), { code: 0, stdout: `${runtime.version}\n`, stderr: '' });
 });
 
 test('flows lists a live download and flows close ends it with cancelled/manual', async () => {

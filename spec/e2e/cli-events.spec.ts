@@ -13,8 +13,8 @@ const setup = cliFixture(test);
 type Line = { event_type: string; sequence: number; payload: Record<string, unknown> };
 
 /** `weir events` against the fixture's node, with its output collected. */
-function events(configPath: string): { lines(): Line[]; stderr(): string; kill(): void; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+function events(configPath: string, ...extra: string[]): { lines(): Line[]; stderr(): string; kill(): void; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', configPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   let stdout = '';
   let stderr = '';
@@ -50,6 +50,33 @@ test('events prints the flow.snapshot, then live envelopes as JSON lines, and en
   assert.equal(flowTypes.filter((t) => t !== 'flow.updated'), ['flow.started', 'flow.routed', 'flow.completed']);
   assert.ok(live.every((l) => l.sequence > (snapshot?.sequence ?? Infinity)), 'live events follow the watermark');
   assert.is(cli.stderr(), '');
+});
+
+test('events --types prints only the event types it names', async () => {
+  const { node, origin, via } = await setup();
+  const cli = events(node.configPath, '--types', 'flow.snapshot,flow.completed');
+  await waitFor(() => cli.lines().length > 0, WAIT_MS, 'the snapshot line');
+  const download = await curl([...via, origin.url('/bytes/64?case=cli-events-types')]);
+  assert.is(download.code, 0);
+  await waitFor(() => cli.lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
+  cli.kill();
+  assert.is(await cli.exited, 0, cli.stderr());
+  assert.equal(
+    cli.lines().map((l) => l.event_type),
+    ['flow.snapshot', 'flow.completed'],
+  );
+});
+
+test('events --types with an event type the node does not know is refused (exit 4)', async () => {
+  const { weir } = await setup();
+  const result = await weir('events', '--types', 'flow.started,flow.nope');
+  assert.equal([result.code, result.stdout, result.stderr], [4, '', 'weir: unknown event type "flow.nope"\n']);
+});
+
+test('events --types naming no type is a usage error (exit 2)', async () => {
+  const { weir } = await setup();
+  const result = await weir('events', '--types', ',');
+  assert.equal([result.code, result.stderr], [2, 'weir: usage: weir events [--types TYPE,TYPE...] (--types names no event type)\n']);
 });
 
 // Last: it stops the fixture's node.

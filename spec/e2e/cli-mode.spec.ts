@@ -22,8 +22,12 @@ test('mode global <target> routes the next flow to the target, mode rule routes 
   const before = await fetchThroughNode('rule-1');
   assert.equal([before.route.mode, before.result?.outcome], ['rule', 'blocked']);
 
+  assert.equal(await weir('mode'), { code: 0, stdout: 'mode rule\n', stderr: '' });
   const global = await weir('mode', 'global', 'direct');
   assert.equal([global.code, global.stdout], [0, 'mode global -> direct\n']);
+  assert.equal(await weir('mode'), { code: 0, stdout: 'mode global -> direct\n', stderr: '' });
+  const shown = await weir('mode', '--json');
+  assert.equal([shown.code, JSON.parse(shown.stdout)], [0, { mode: 'global', global_target: 'direct' }]);
   assert.match((await weir('status')).stdout, /^mode +global -> direct$/m);
   const during = await fetchThroughNode('global');
   assert.equal(
@@ -40,7 +44,7 @@ test('mode global <target> routes the next flow to the target, mode rule routes 
 test('mode global without a target is a usage error (exit 2) and changes nothing', async () => {
   const { weir } = await setup();
   const missing = await weir('mode', 'global');
-  assert.equal([missing.code, missing.stderr], [2, 'weir: usage: weir mode rule | weir mode global <target_tag>\n']);
+  assert.equal([missing.code, missing.stderr], [2, 'weir: usage: weir mode | weir mode rule | weir mode global <target_tag>\n']);
   const status = JSON.parse((await weir('status', '--json')).stdout) as { mode: unknown };
   assert.equal(status.mode, { mode: 'rule', global_target: null });
 });

@@ -4,6 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { reap } from './child-reaper.js';
+import { findBinary } from './find-binary.js';
 import { freePort } from './free-port.js';
 import { suite, type Test } from 'uvu';
 
@@ -30,18 +32,6 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-const live = new Set<ChildProcess>();
-let hooked = false;
-
-function hookExit(): void {
-  if (hooked) return;
-  hooked = true;
-  // Whatever failed before, no redis-server outlives the test process.
-  process.on('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
-}
-
 /**
  * A throwaway real redis-server on a free loopback port with its own temp dir, set up
  * as a fleet's Redis should be for the outbox: AOF on with `appendfsync always` (with
@@ -49,7 +39,8 @@ function hookExit(): void {
  * loses it), no RDB snapshots, noeviction.
  */
 export async function startRedisServer(): Promise<RedisServer> {
-  hookExit();
+  const binary = findBinary('redis-server');
+  if (binary === null) throw new Error('redis-server is not installed (apt-get install redis-server)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-redis-'));
   const port = await freePort();
   let child: ChildProcess | null = null;
@@ -57,14 +48,9 @@ export async function startRedisServer(): Promise<RedisServer> {
 
   const launch = async (): Promise<void> => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'];
-    const proc = spawn('redis-server', args, { stdio: 'ignore' });
-    live.add(proc);
-    exited = new Promise((resolve) =>
-      proc.once('exit', () => {
-        live.delete(proc);
-        resolve();
-      }),
-    );
+    const proc = spawn(binary, args, { stdio: 'ignore' });
+    reap(proc);
+    exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     child = proc;
     await waitForPong(port, proc, 10_000);
   };

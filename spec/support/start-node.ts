@@ -13,6 +13,8 @@ export interface StartNodeOptions {
   env?: Record<string, string>;
   /** Bound on the wait for every inbound port to accept, from the spawn. @defaultValue 30000 */
   readyTimeoutMs?: number;
+  /** Starts `weir run FILE` (the file as the positional argument) instead of `weir run -c FILE`. */
+  positionalConfig?: boolean;
 }
 
 export interface WeirNode {
@@ -47,7 +49,8 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
   const inbounds = (config['inbounds'] as InboundLiteral[] | undefined) ?? [];
 
   const release = await bootSlot();
-  const child = spawn(process.execPath, [WEIR_BIN, 'run', '-c', configPath], {
+  const runArgs = opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath];
+  const child = spawn(process.execPath, [WEIR_BIN, ...runArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type net from 'node:net';
 import path from 'node:path';
+import { reapGroup } from './child-reaper.js';
 import { danteConfig } from './dante-config.js';
 import { findBinary } from './find-binary.js';
 import { freePort } from './free-port.js';
@@ -32,28 +33,15 @@ function binary(name: string): string {
   return found;
 }
 
-// Each proxy runs in its own process group: Dante forks helpers that must die with it.
-const groups = new Set<number>();
-let hooked = false;
-
-function track(child: ChildProcess): void {
-  groups.add(child.pid!);
-  child.once('exit', () => signalGroup(child.pid!, 'SIGKILL'));
-  if (hooked) return;
-  hooked = true;
-  process.on('exit', () => {
-    for (const pid of groups) signalGroup(pid, 'SIGKILL');
-  });
-}
-
 async function launch(name: string, protocol: UpstreamProxy['protocol'], argv: (port: number) => string[]): Promise<UpstreamProxy> {
   // The port is free when picked and taken by the proxy a moment later: retry a lost race.
   let last = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const [file, ...args] = argv(port);
+    // A group of its own: Dante forks helpers that must die with it.
     const child = spawn(file!, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    track(child);
+    reapGroup(child);
     // Unreferenced like the weir child: a failed test must not hold the runner open.
     child.unref();
     let out = '';
@@ -75,10 +63,7 @@ function running(name: string, protocol: UpstreamProxy['protocol'], port: number
     port,
     pid: child.pid!,
     output,
-    stop: async () => {
-      await stopGroup(child);
-      groups.delete(child.pid!);
-    },
+    stop: () => stopGroup(child),
   };
 }
 

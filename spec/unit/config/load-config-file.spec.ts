@@ -42,7 +42,7 @@ test('reports invalid JSON with its line and column, never quoting the text', ()
   fs.writeFileSync(file, '{\n  "control": { "api_key": "s3cret-key", }\n}\n');
   const result = loadConfigFile(file, { env: {} });
   assert.equal(result.ok ? [] : result.problems.map(formatProblem), [
-    `${file} is not valid JSON (line 2, column 41)`,
+    `${file} is not valid JSON (line 2, column 39: a trailing comma before '}' (JSON allows none))`,
   ]);
 });
 
