@@ -105,8 +105,14 @@ export class ControlOps {
   /** flows.close for every active flow; returns how many were asked to close. */
   closeAllFlows(): number {
     let closing = 0;
-    for (const record of this.engine.table.activeRecords()) {
-      if (this.engine.table.close(record.flow_id, 'manual')) closing++;
+    for (const { flow_id } of this.engine.table.activeRecords()) {
+      try {
+        this.closeFlow(flow_id);
+        closing++;
+      } catch (err) {
+        // Ended between the listing and its turn: nothing left to close.
+        if (!(err instanceof ControlError && err.code === 'FLOW_NOT_FOUND')) throw err;
+      }
     }
     return closing;
   }

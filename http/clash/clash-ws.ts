@@ -60,8 +60,10 @@ export function clashWs(src: StreamSources, check: KeyCheck, slots: SubscriberSl
       try {
         messages$ = clashStream(path, url.searchParams, src);
       } catch (err) {
+        // An upgrade has no error middleware: whatever is thrown here is answered, never left to crash the node.
         if (err instanceof ClashError) return refuse(socket, err.status, err.message);
-        throw err;
+        log.error({ err, path }, 'clash stream failed to start');
+        return refuse(socket, 500, 'the node could not start the stream');
       }
       const release = slots.take();
       if (release === null) return refuse(socket, 503, slots.refusal.body.detail, slots.refusal.headers);
