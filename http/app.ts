@@ -4,6 +4,8 @@ import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Secret } from '../actors/config/secret.js';
 import type { KeyCheck } from './bearer-key.js';
 import type { ClashApi } from './clash/clash-api.js';
+import type { Registry } from 'prom-client';
+import { metricsRoute } from './metrics/metrics-route.js';
 import { dashboardRoute } from './dashboard.js';
 import { dashboardAuth } from './dashboard-auth.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -26,6 +28,8 @@ export interface AppOptions {
   slots: SubscriberSlots;
   /** The Clash-compatible API at the root paths; it checks the key itself, after CORS. */
   clash: ClashApi;
+  /** The node's Prometheus metrics, at GET /metrics behind the key. */
+  metrics: Registry;
   log: Logger;
 }
 
@@ -52,6 +56,7 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   // (422 INVALID_BODY, as [] does) instead of being called invalid JSON.
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
   app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
+  app.get('/metrics', metricsRoute(opts.metrics));
   app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
   app.use(notFound);
   app.use(errorHandler(opts.log));

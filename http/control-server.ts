@@ -7,6 +7,7 @@ import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Observable } from 'rxjs';
 import { buildApp } from './app.js';
 import { clashApi } from './clash/clash-api.js';
+import { nodeMetrics } from './metrics/node-metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import { keyCheck } from './bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
@@ -52,7 +53,18 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const log = opts.log.child({ room: 'http' });
   const slots = subscriberSlots(limits.maxSubscribers, log);
   const clash = clashApi(ops, { check, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
-  const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, slots, clash, log });
+  const metrics = nodeMetrics(ops, slots);
+  const app = buildApp(ops, {
+    check,
+    apiKey: opts.apiKey,
+    healthRequiresKey: opts.healthRequiresKey,
+    maxBodyBytes: opts.maxBodyBytes,
+    limits,
+    slots,
+    clash,
+    metrics: metrics.registry,
+    log,
+  });
   const server = http.createServer(REQUEST_TIMEOUTS, app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   server.maxConnections = limits.maxSubscribers + MAX_REQUEST_CONNECTIONS;
@@ -77,6 +89,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
       closing ??= new Promise<void>((resolve) => {
         ws.close(WS_CLOSE_GRACE_MS);
         clash.close(WS_CLOSE_GRACE_MS);
+        metrics.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();

@@ -1,4 +1,6 @@
+import { filter, map, type Observable } from 'rxjs';
 import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
 import { resumeEvents, resumeFrom, type ResumedEvents } from '../../streams/subscription.js';
@@ -88,6 +90,19 @@ export class ControlOps {
   /** The active flows' records as of the call (the table's own objects: read, never change them). */
   activeFlows(): readonly FlowRecord[] {
     return this.engine.table.activeRecords();
+  }
+
+  /** Each flow's final record as it completes (from the flow table, before any sampling). */
+  completedFlows$(): Observable<FlowRecord> {
+    return this.engine.table.changes$.pipe(
+      filter((change) => change.kind === 'completed'),
+      map((change) => change.record),
+    );
+  }
+
+  /** Every event as the bus publishes it, live only: for counting, not for delivery. */
+  published$(): Observable<PublishedEvent> {
+    return this.engine.bus.events$;
   }
 
   flow(flowId: string): FlowRecord {

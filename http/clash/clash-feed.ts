@@ -5,6 +5,8 @@ export interface ClashOutlet {
   send(text: string): void;
   /** True while the socket holds more than it should: the message is skipped, not queued. */
   behind(): boolean;
+  /** Told of each skipped message. */
+  skipped(): void;
   /** The node is stopping: the stream ends. */
   end(): void;
 }
@@ -20,7 +22,8 @@ export const CLASH_BEHIND_BYTES = 1024 * 1024;
 export function feedClash(messages$: Observable<string>, outlet: ClashOutlet): Subscription {
   return messages$.subscribe({
     next: (text) => {
-      if (!outlet.behind()) outlet.send(text);
+      if (outlet.behind()) outlet.skipped();
+      else outlet.send(text);
     },
     complete: () => outlet.end(),
     error: () => outlet.end(),

@@ -43,6 +43,7 @@ export function clashWs(src: StreamSources, check: KeyCheck, slots: SubscriberSl
     const sub = feedClash(messages$, {
       send: (text) => ws.send(text),
       behind: () => ws.bufferedAmount > CLASH_BEHIND_BYTES,
+      skipped: () => slots.dropped('clash', 1),
       end: () => ws.close(WS_GOING_AWAY, 'node stopping'),
     });
     ws.on('error', () => ws.terminate());
@@ -65,7 +66,7 @@ export function clashWs(src: StreamSources, check: KeyCheck, slots: SubscriberSl
         log.error({ err, path }, 'clash stream failed to start');
         return refuse(socket, 500, 'the node could not start the stream');
       }
-      const release = slots.take();
+      const release = slots.take('clash');
       if (release === null) return refuse(socket, 503, slots.refusal.body.detail, slots.refusal.headers);
       socket.once('close', release);
       wss.handleUpgrade(req, socket, head, (ws) => serve(ws, socket, path, messages$));

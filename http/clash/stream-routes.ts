@@ -14,7 +14,7 @@ export function streamRoutes(src: StreamSources, slots: SubscriberSlots): Router
   const r = Router();
   const serve = (path: ClashStreamPath) => (req: Request, res: Response) => {
     const messages$ = clashStream(path, new URLSearchParams(req.url.split('?')[1] ?? ''), src);
-    const release = slots.take();
+    const release = slots.take('clash');
     if (release === null) return sendMessage(res.set(slots.refusal.headers), 503, slots.refusal.body.detail);
     res.once('close', release);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' });
@@ -22,6 +22,7 @@ export function streamRoutes(src: StreamSources, slots: SubscriberSlots): Router
     const sub = feedClash(messages$, {
       send: (text) => res.write(`${text}\n`),
       behind: () => res.writableLength > CLASH_BEHIND_BYTES,
+      skipped: () => slots.dropped('clash', 1),
       end: () => res.end(),
     });
     res.once('close', () => sub.unsubscribe());
