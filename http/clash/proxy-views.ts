@@ -54,9 +54,21 @@ function proxyOf(config: OutboundConfig, now: ReadonlyMap<string, string>, histo
   }
   // A relay lists its hops and has no `now`, as mihomo's Relay: dashboards show it as a group nobody selects in.
   if (config.type === 'chain') proxy.all = [...config.hops];
-  // weir hides a probe URL's query values wherever it shows one; a dashboard would send that form back.
-  if (config.type === 'url_test' && !new URL(config.url).search) proxy.testUrl = config.url;
+  if (config.type === 'url_test') {
+    const testUrl = shownTestUrl(config.url);
+    if (testUrl !== null) proxy.testUrl = testUrl;
+  }
   return proxy;
+}
+
+/**
+ * A url_test group's URL as dashboards may see it, or null. One with credentials or a
+ * query is never shown: either may hold a secret, and weir's redacted form of it would
+ * come back from the dashboard as the URL to test.
+ */
+export function shownTestUrl(url: string): string | null {
+  const u = new URL(url);
+  return u.username === '' && u.password === '' && u.search === '' ? url : null;
 }
 
 /** Every outbound by tag, in config order, and the GLOBAL selector over all of them. */

@@ -91,7 +91,7 @@ test('GET /proxies: every outbound and group by name, groups with all and now, G
     assert.type(p.alive, 'boolean');
   }
   assert.equal([proxies.proxy.all, proxies.proxy.now], [['direct', 'block'], 'direct']);
-  assert.equal([proxies.auto.all, proxies.auto.now], [['direct'], 'direct']);
+  assert.equal([proxies.auto.all, proxies.auto.now, proxies.auto.testUrl], [['direct'], 'direct', (await setup()).origin.url('/bytes/0')]);
   assert.equal(proxies.GLOBAL.all, ['direct', 'block', 'proxy', 'auto']);
   assert.is(proxies.direct.all, undefined);
   assert.equal((await call('/proxies/proxy')).json, proxies.proxy);

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clashConnection } from '../../../../http/clash/connection-view.js';
+import { shownTestUrl } from '../../../../http/clash/proxy-views.js';
 import { clashRules } from '../../../../http/clash/rule-view.js';
 import type { FlowRecord } from '../../../../streams/contract.js';
 import { activeRecord, T0 } from '../../flows/fixtures.js';
@@ -56,6 +57,12 @@ test('an IP target is destinationIP with an empty host; final is Match, global m
   assert.equal([at({ index: -1, condition: 'hook' }).rule, at({ index: -1, condition: 'hook' }).rulePayload], ['Hook', 'hook']);
   // A pending flow has no chain yet: an empty array, never null.
   assert.equal(clashConnection({ ...base, route: { ...base.route, selection_chain: [] } }, []).chains, []);
+});
+
+test('a url_test URL is shown as testUrl only when it holds no credentials and no query', () => {
+  assert.is(shownTestUrl('http://probe.test/generate_204'), 'http://probe.test/generate_204');
+  assert.is(shownTestUrl('https://user:secret@probe.test/'), null);
+  assert.is(shownTestUrl('https://probe.test/check?key=secret'), null);
 });
 
 test.run();
