@@ -1,4 +1,4 @@
-import { concat, map, of, type Observable } from 'rxjs';
+import { concat, defer, map, of, type Observable } from 'rxjs';
 import type { ClashSampler } from './clash-sampler.js';
 import type { ClashStreamPath } from './clash-paths.js';
 import { clashLevelParam, clashLogMessages } from './log-lines.js';
@@ -21,7 +21,7 @@ export function clashStream(path: ClashStreamPath, query: URLSearchParams, src: 
   switch (path) {
     case '/connections':
       return concat(
-        of(null).pipe(map(() => sampler.now().connectionsJson())),
+        defer(() => of(sampler.now().connectionsJson())),
         sampler.samples$.pipe(map((s) => s.connectionsJson())),
       );
     case '/traffic':
