@@ -54,6 +54,8 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
       healthRequiresKey: config.control.health_requires_key,
       maxBodyBytes: config.control.max_body_bytes,
       logLines$: tap.lines$,
+      // The IPC server starts after the HTTP one; until then nobody is subscribed there.
+      ipcSubscribers: () => ipc?.subscribers() ?? 0,
       log,
     });
     ipc = await startIpcServer(ops, {

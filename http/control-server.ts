@@ -28,6 +28,8 @@ export interface HttpControlOptions {
   log: Logger;
   /** The node's log lines (JSON), for the Clash `/logs` stream. */
   logLines$: Observable<string>;
+  /** IPC connections holding a subscription now, for the metrics; none when absent. */
+  ipcSubscribers?: () => number;
   /** Limits of SSE and WebSocket streams; tests shorten them. */
   streamLimits?: Partial<StreamLimits>;
 }
@@ -53,7 +55,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const log = opts.log.child({ room: 'http' });
   const slots = subscriberSlots(limits.maxSubscribers, log);
   const clash = clashApi(ops, { check, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
-  const metrics = nodeMetrics(ops, slots);
+  const metrics = nodeMetrics(ops, slots, opts.ipcSubscribers ?? (() => 0));
   const app = buildApp(ops, {
     check,
     apiKey: opts.apiKey,

@@ -19,13 +19,13 @@ export interface NodeMetrics {
  * process in tests): flows, bytes, failures, the bus and its live subscribers, the
  * sinks, and prom-client's process and Node.js metrics.
  */
-export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots): NodeMetrics {
+export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots, ipcSubscribers: () => number): NodeMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters, which promtool refuses: the rest of the default set stays.
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
   const flows = flowMetrics(registry, ops);
-  const streams = streamMetrics(registry, ops, slots);
+  const streams = streamMetrics(registry, ops, slots, ipcSubscribers);
   sinkMetrics(registry, ops);
   return {
     registry,

@@ -9,7 +9,7 @@ import { totalsCounter } from './totals-counter.js';
  * live subscribers by kind, and what they were never sent for falling behind.
  * Returns what stops the counting.
  */
-export function streamMetrics(registry: Registry, ops: ControlOps, slots: SubscriberSlots): Subscription {
+export function streamMetrics(registry: Registry, ops: ControlOps, slots: SubscriberSlots, ipcSubscribers: () => number): Subscription {
   const published = new Counter({
     name: 'weir_events_published_total',
     help: 'Events the node published on its bus since its control plane started, by event type.',
@@ -18,12 +18,13 @@ export function streamMetrics(registry: Registry, ops: ControlOps, slots: Subscr
   });
   new Gauge({
     name: 'weir_live_subscribers',
-    help: 'Live subscribers of the control plane now, by kind (sse, ws: the event streams; clash: Clash API streams).',
+    help: 'Live subscribers of the control plane now, by kind (sse, ws: the event streams; clash: Clash API streams; ipc: IPC subscriptions).',
     labelNames: ['kind'],
     registers: [registry],
     collect() {
       const held = slots.held();
       for (const kind of SUBSCRIBER_KINDS) this.set({ kind }, held[kind]);
+      this.set({ kind: 'ipc' }, ipcSubscribers());
     },
   });
   totalsCounter(

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowRecord } from '../../streams/contract.js';
@@ -12,6 +13,7 @@ import { ofType, readJsonl } from '../support/jsonl.js';
 import { waitFor } from '../support/wait-for.js';
 import { CLASH_KEY, clashFixture, type ClashSetup } from './support-clash.js';
 import { WsClient } from './support-http-clients.js';
+import { LineClient } from '../unit/ipc/line-client.js';
 
 // GET /metrics of a real `weir run` under real traffic: Prometheus text that promtool
 // accepts, with counters that agree with the flows' own records.
@@ -111,14 +113,19 @@ test('a scrape under load passes promtool, and its flow counters agree with the 
 
 test('live subscribers are counted by kind while they are open', async () => {
   const s = await setup();
+  const kind = async (k: string): Promise<number | undefined> => samples(await scrape(s)).get(`weir_live_subscribers{kind="${k}"}`);
   const traffic = new WsClient(`ws://127.0.0.1:${s.controlPort}/traffic?token=${CLASH_KEY}`);
+  const ipc = await LineClient.connect(path.join(s.node.stateDir, 'weir.sock'));
   try {
-    await waitFor(async () => samples(await scrape(s)).get('weir_live_subscribers{kind="clash"}') === 1, WAIT_MS, 'one clash subscriber');
-    assert.is(samples(await scrape(s)).get('weir_live_subscribers{kind="sse"}'), 0);
+    ipc.send({ id: 1, type: 'subscribe', events: ['stats.sampled'] });
+    assert.equal(await ipc.next(), { type: 'ack', subscribed: ['stats.sampled'], id: 1 });
+    await waitFor(async () => (await kind('clash')) === 1, WAIT_MS, 'one clash subscriber');
+    assert.equal([await kind('ipc'), await kind('sse'), await kind('ws')], [1, 0, 0]);
   } finally {
     traffic.close();
+    ipc.close();
   }
-  await waitFor(async () => samples(await scrape(s)).get('weir_live_subscribers{kind="clash"}') === 0, WAIT_MS, 'none once it closed');
+  await waitFor(async () => (await kind('clash')) === 0 && (await kind('ipc')) === 0, WAIT_MS, 'none once they closed');
 });
 
 test.run();
