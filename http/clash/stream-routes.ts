@@ -18,6 +18,8 @@ export function streamRoutes(src: StreamSources, slots: SubscriberSlots): Router
     if (release === null) return sendMessage(res.set(slots.refusal.headers), 503, slots.refusal.body.detail);
     res.once('close', release);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' });
+    // Express routes HEAD to GET handlers: a HEAD gets the headers and no stream.
+    if (req.method === 'HEAD') return void res.end();
     res.flushHeaders();
     const sub = feedClash(messages$, {
       send: (text) => res.write(`${text}\n`),
