@@ -29,7 +29,7 @@ export interface NodeRuntime {
 export async function startNodeRuntime(config: WeirConfig, source: ConfigSource): Promise<NodeRuntime> {
   // First: nothing of a node that may not run here (its sinks, its outbox) is opened.
   const lock = StateDirLock.acquire(config.node.state_dir);
-  const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
+  const { log, log_files, tap } = createLogger({ level: config.log.level, file: config.log.file });
   if (lock.unclaimed) log.warn({ problem: lock.unclaimed }, 'state_dir not claimed: a second node on it is not refused');
   const build = buildInfo();
   const engine = new Engine({ config, log, build });
@@ -59,6 +59,9 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource)
       apiKey: config.control.api_key,
       healthRequiresKey: config.control.health_requires_key,
       maxBodyBytes: config.control.max_body_bytes,
+      logLines$: tap.lines$,
+      // The IPC server starts after the HTTP one; until then nobody is subscribed there.
+      ipcSubscribers: () => ipc?.subscribers() ?? 0,
       log,
     });
     ipc = await startIpcServer(ops, {

@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Secret } from '../actors/config/secret.js';
 import type { KeyCheck } from './bearer-key.js';
+import type { ClashApi } from './clash/clash-api.js';
+import type { Registry } from 'prom-client';
+import { metricsRoute } from './metrics/metrics-route.js';
 import { dashboardRoute } from './dashboard.js';
 import { dashboardAuth } from './dashboard-auth.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -23,6 +26,10 @@ export interface AppOptions {
   limits: StreamLimits;
   /** Shared with the WebSocket twin: one count of live subscribers. */
   slots: SubscriberSlots;
+  /** The Clash-compatible API at the root paths; it checks the key itself, after CORS. */
+  clash: ClashApi;
+  /** The node's Prometheus metrics, at GET /metrics behind the key. */
+  metrics: Registry;
   log: Logger;
 }
 
@@ -42,12 +49,14 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   app.use(logRequests(opts.log));
   if (!opts.healthRequiresKey) app.get('/api/v1/health', healthRoute(ops));
   app.use(DASHBOARD, dashboardAuth(opts.apiKey, opts.check, DASHBOARD), dashboardRoute(ops, DASHBOARD));
+  app.use(opts.clash.router);
   app.use(requireKey(opts.check));
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
   // Not strict: a body of valid JSON that is no object (null, 42, "rule") fails validation
   // (422 INVALID_BODY, as [] does) instead of being called invalid JSON.
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
   app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
+  app.get('/metrics', metricsRoute(opts.metrics));
   app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
   app.use(notFound);
   app.use(errorHandler(opts.log));

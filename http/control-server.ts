@@ -4,7 +4,10 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Secret } from '../actors/config/secret.js';
 import type { ControlOps } from '../actors/control/control-ops.js';
+import type { Observable } from 'rxjs';
 import { buildApp } from './app.js';
+import { clashApi } from './clash/clash-api.js';
+import { nodeMetrics } from './metrics/node-metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import { keyCheck } from './bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
@@ -23,6 +26,10 @@ export interface HttpControlOptions {
   healthRequiresKey: boolean;
   maxBodyBytes: number;
   log: Logger;
+  /** The node's log lines (JSON), for the Clash `/logs` stream. */
+  logLines$: Observable<string>;
+  /** IPC connections holding a subscription now, for the metrics; none when absent. */
+  ipcSubscribers?: () => number;
   /** Limits of SSE and WebSocket streams; tests shorten them. */
   streamLimits?: Partial<StreamLimits>;
 }
@@ -47,12 +54,26 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const check = keyCheck(opts.apiKey);
   const log = opts.log.child({ room: 'http' });
   const slots = subscriberSlots(limits.maxSubscribers, log);
-  const app = buildApp(ops, { check, apiKey: opts.apiKey, healthRequiresKey: opts.healthRequiresKey, maxBodyBytes: opts.maxBodyBytes, limits, slots, log });
+  const clash = clashApi(ops, { check, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
+  const metrics = nodeMetrics(ops, slots, opts.ipcSubscribers ?? (() => 0));
+  const app = buildApp(ops, {
+    check,
+    apiKey: opts.apiKey,
+    healthRequiresKey: opts.healthRequiresKey,
+    maxBodyBytes: opts.maxBodyBytes,
+    limits,
+    slots,
+    clash,
+    metrics: metrics.registry,
+    log,
+  });
   const server = http.createServer(REQUEST_TIMEOUTS, app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   server.maxConnections = limits.maxSubscribers + MAX_REQUEST_CONNECTIONS;
   const ws = wsEvents(ops, check, limits, slots, log);
-  server.on('upgrade', (req, socket, head) => ws.handleUpgrade(req, socket, head));
+  server.on('upgrade', (req, socket, head) => {
+    if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);
+  });
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,6 +90,8 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
     close() {
       closing ??= new Promise<void>((resolve) => {
         ws.close(WS_CLOSE_GRACE_MS);
+        clash.close(WS_CLOSE_GRACE_MS);
+        metrics.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();

@@ -1,11 +1,13 @@
+import { filter, map, type Observable } from 'rxjs';
 import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import type { PublishedEvent } from '../../streams/published-event.js';
 import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
 import { resumeEvents, resumeFrom, type ResumedEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
 import type { ConfigProblem } from '../config/problems.js';
-import type { WeirConfig } from '../config/schema.js';
+import type { OutboundConfig, WeirConfig } from '../config/schema.js';
 import { LOG_LEVELS } from '../config/schema-node.js';
 import { weirVersion, type BuildInfo } from '../engine/build-info.js';
 import type { ConfigApplied } from '../engine/engine.js';
@@ -17,6 +19,8 @@ import type { ConnectorState } from '../contracts/sink.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
+import type { MemberProbe } from '../policies/probe-member.js';
+import { probeTarget, type ProbeTarget } from '../policies/probe-target.js';
 import { ControlError } from './control-error.js';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
@@ -83,6 +87,24 @@ export class ControlOps {
     return recordSlices(this.engine.table.activeRecords(), stopped);
   }
 
+  /** The active flows' records as of the call (the table's own objects: read, never change them). */
+  activeFlows(): readonly FlowRecord[] {
+    return this.engine.table.activeRecords();
+  }
+
+  /** Each flow's final record as it completes (from the flow table, before any sampling). */
+  completedFlows$(): Observable<FlowRecord> {
+    return this.engine.table.changes$.pipe(
+      filter((change) => change.kind === 'completed'),
+      map((change) => change.record),
+    );
+  }
+
+  /** Every event as the bus publishes it, live only: for counting, not for delivery. */
+  published$(): Observable<PublishedEvent> {
+    return this.engine.bus.events$;
+  }
+
   flow(flowId: string): FlowRecord {
     const actor = this.engine.table.get(flowId);
     if (!actor) throw new ControlError('FLOW_NOT_FOUND', `no active flow "${flowId}"`);
@@ -93,6 +115,34 @@ export class ControlOps {
   closeFlow(flowId: string): { flow_id: string; closing: true } {
     if (!this.engine.table.close(flowId, 'manual')) throw new ControlError('FLOW_NOT_FOUND', `no active flow "${flowId}"`);
     return { flow_id: flowId, closing: true };
+  }
+
+  /** flows.close for every active flow; returns how many were asked to close. */
+  closeAllFlows(): number {
+    let closing = 0;
+    for (const { flow_id } of this.engine.table.activeRecords()) {
+      try {
+        this.closeFlow(flow_id);
+        closing++;
+      } catch (err) {
+        // Ended between the listing and its turn: nothing left to close.
+        if (!(err instanceof ControlError && err.code === 'FLOW_NOT_FOUND')) throw err;
+      }
+    }
+    return closing;
+  }
+
+  /** The outbounds the node runs on and the route in force, for views that describe them. */
+  routing(): { outbounds: readonly OutboundConfig[]; route: WeirConfig['route'] } {
+    return { outbounds: this.engine.config.outbounds, route: this.engine.config.route };
+  }
+
+  mode(): { mode: RouteMode; global_target: string | null } {
+    return this.engine.router.mode;
+  }
+
+  logLevel(): string {
+    return this.runtimeCtx.getLogLevel();
   }
 
   policies(): PolicyView[] {
@@ -139,6 +189,21 @@ export class ControlOps {
     } catch (err) {
       throw new ControlError('UNAVAILABLE', err instanceof Error ? err.message : 'probe failed');
     }
+  }
+
+  /**
+   * One probe of an outbound (a group through its current leaf) against `url`, as a
+   * url_test round probes a member; it changes no choice and publishes nothing.
+   */
+  probeOutbound(tag: string, url: string, timeoutMs: number): Promise<MemberProbe> {
+    if (!this.engine.outbounds.has(tag)) throw new ControlError('TAG_NOT_FOUND', `no outbound "${tag}"`);
+    let target: ProbeTarget;
+    try {
+      target = probeTarget(url);
+    } catch (err) {
+      throw new ControlError('BAD_REQUEST', err instanceof TypeError ? 'the probe url is not a valid URL' : (err as Error).message);
+    }
+    return this.engine.probes.probeOnce(tag, target, timeoutMs);
   }
 
   /** Sets the routing mode for the flows that start after it. */

@@ -5,7 +5,8 @@ import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import { UnknownProbeGroupError, type ProbeCompletedPayload } from './policy-events.js';
 import { FORWARD_GAP_MS, ProbeGroup } from './probe-group.js';
-import { probeTarget } from './probe-target.js';
+import { probeMember, type MemberProbe } from './probe-member.js';
+import { probeTarget, type ProbeTarget } from './probe-target.js';
 
 export interface ProbeRunnerOptions {
   /** The configured outbounds; the url_test ones are probed. */
@@ -26,8 +27,10 @@ export interface ProbeRunnerOptions {
 export class ProbeRunner {
   private readonly groups = new Map<string, ProbeGroup>();
   private readonly abort = new AbortController();
+  private readonly outbounds: OutboundSet;
 
   constructor(opts: ProbeRunnerOptions) {
+    this.outbounds = opts.outbounds;
     for (const c of opts.configs) {
       if (c.type !== 'url_test') continue;
       const policy = opts.outbounds.policies.get(c.tag);
@@ -73,6 +76,15 @@ export class ProbeRunner {
     const group = this.groups.get(tag);
     if (!group) throw new UnknownProbeGroupError(`no url_test group "${tag}"`);
     return group.run('manual');
+  }
+
+  /**
+   * One probe of `tag` (any outbound; a group is probed through the leaf it resolves
+   * to now) against `target`, as a round probes a member; outside any round, so it
+   * changes no group's choice. Aborted when the runner stops.
+   */
+  probeOnce(tag: string, target: ProbeTarget, timeoutMs: number): Promise<MemberProbe> {
+    return probeMember(tag, () => this.outbounds.resolve(tag).outbound, target, { timeoutMs, signal: this.abort.signal });
   }
 
   /**

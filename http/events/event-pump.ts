@@ -10,8 +10,8 @@ export interface StreamTransport {
   write(frames: string[]): boolean;
   onDrain(listener: () => void): void;
   heartbeat(): void;
-  /** Ends the stream of a subscriber that fell behind; it resumes after `resumeFrom`. */
-  cutOff(resumeFrom: number): void;
+  /** Ends the stream of a subscriber that fell behind; it resumes after `resumeFrom`, `dropped` events were never sent. */
+  cutOff(resumeFrom: number, dropped: number): void;
   /** Ends the stream because the node's event stream ended. */
   end(): void;
 }
@@ -83,8 +83,9 @@ export function pumpEvents(
     flush();
     if (queuedChars - exemptChars > limits.bufferBytes) {
       sub.unsubscribe();
+      const dropped = queue.length - head;
       queue.length = 0;
-      transport.cutOff(lastSent);
+      transport.cutOff(lastSent, dropped);
     }
   };
 

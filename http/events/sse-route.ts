@@ -8,12 +8,13 @@ import { replayGapHeaders } from './replay-gap.js';
 import type { StreamLimits } from './stream-limits.js';
 import type { SubscriberSlots } from './subscriber-slots.js';
 
-function sseTransport(res: Response, closeGraceMs: number): StreamTransport {
+function sseTransport(res: Response, closeGraceMs: number, slots: SubscriberSlots): StreamTransport {
   return {
     write: (frames) => res.write(frames.join('')),
     onDrain: (listener) => res.once('drain', listener),
     heartbeat: () => res.write(SSE_KEEP_ALIVE),
-    cutOff: (resumeFrom) => {
+    cutOff: (resumeFrom, dropped) => {
+      slots.dropped('sse', dropped);
       res.end(sseSlowConsumerFrame(resumeFrom));
       // A client that never reads again would hold its buffered frames forever.
       const timer = setTimeout(() => res.destroy(), closeGraceMs).unref();
@@ -32,7 +33,7 @@ export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: Subscribe
   return (req, res) => {
     const params = streamParams({ types: req.query['types'], since: req.query['since'], lastEventId: req.get('last-event-id') });
     // Taken before the HEAD check, so a HEAD answers what a GET would (503 when full).
-    const release = slots.take();
+    const release = slots.take('sse');
     if (release === null) return void sendProblem(res.set(slots.refusal.headers), slots.refusal.body);
     res.once('close', release);
     // The gap is read here and the replay when the pump subscribes below, in the same tick.
@@ -50,7 +51,7 @@ export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: Subscribe
     res.flushHeaders();
     req.socket.setNoDelay(true);
     if (gap) res.write(sseReplayGapComment(gap));
-    const sub = pumpEvents(events$, sseFrame, sseTransport(res, limits.closeGraceMs), limits);
+    const sub = pumpEvents(events$, sseFrame, sseTransport(res, limits.closeGraceMs, slots), limits);
     res.once('close', () => sub.unsubscribe());
   };
 }

@@ -37,7 +37,7 @@ function queryValue(url: URL, name: string): string | string[] | undefined {
   return all.length <= 1 ? all[0] : all;
 }
 
-function wsTransport(ws: WebSocket, socket: Duplex): StreamTransport {
+function wsTransport(ws: WebSocket, socket: Duplex, slots: SubscriberSlots): StreamTransport {
   return {
     write: (frames) => {
       // One writev per tick instead of one write per message.
@@ -49,7 +49,10 @@ function wsTransport(ws: WebSocket, socket: Duplex): StreamTransport {
     onDrain: (listener) => socket.once('drain', listener),
     heartbeat: () => ws.ping(),
     // ws destroys the socket if the close handshake does not finish in 30 s.
-    cutOff: (resumeFrom) => ws.close(WS_SLOW_CONSUMER, wsSlowConsumerReason(resumeFrom)),
+    cutOff: (resumeFrom, dropped) => {
+      slots.dropped('ws', dropped);
+      ws.close(WS_SLOW_CONSUMER, wsSlowConsumerReason(resumeFrom));
+    },
     end: () => ws.close(WS_GOING_AWAY, 'node stopping'),
   };
 }
@@ -80,7 +83,7 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
     const { gap, events$ } = ops.subscribe(params);
     upgradeHeaders.set(req, replayGapHeaders(gap));
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const sub = pumpEvents(events$, wsMessage, wsTransport(ws, socket), limits);
+      const sub = pumpEvents(events$, wsMessage, wsTransport(ws, socket, slots), limits);
       ws.on('error', () => ws.terminate());
       ws.once('close', (code) => {
         sub.unsubscribe();
@@ -114,7 +117,7 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
       } catch (err) {
         return refuse(problemFor(err));
       }
-      const release = slots.take();
+      const release = slots.take('ws');
       if (release === null) return refuse(slots.refusal.body, slots.refusal.headers);
       // The socket, not the WebSocket: it also closes when ws aborts a handshake it cannot complete.
       socket.once('close', release);

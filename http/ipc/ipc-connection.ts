@@ -163,6 +163,11 @@ export class IpcConnection {
    * coalesced), and it must be the line after the ACK: requests that came with the
    * subscribe wait for it, as behind an operation that has not answered yet.
    */
+  /** True while the connection streams a subscription's events. */
+  get subscribed(): boolean {
+    return this.subscription !== null && !this.ending;
+  }
+
   private subscribe(request: Extract<IpcRequest, { kind: 'subscribe' }>): void {
     if (this.subscription) {
       return this.reply(withId({ type: 'error', code: 'BAD_REQUEST', message: 'this connection is already subscribed' }, request.id));

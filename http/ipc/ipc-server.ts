@@ -10,6 +10,8 @@ import { claimSocketPath, listenPrivately } from './ipc-socket-file.js';
 
 export interface IpcServer {
   path: string;
+  /** Connections that hold a subscription now. */
+  subscribers(): number;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startIpcServer(ops: ControlOps, opts: IpcServerOptions): P
   };
   return {
     path: opts.path,
+    subscribers: () => Array.from(connections).filter((conn) => conn.subscribed).length,
     close: () => (closing ??= close()),
   };
 }

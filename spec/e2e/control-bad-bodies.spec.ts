@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { EMPTY } from 'rxjs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startHttpControl, type HttpControl } from '../../http/control-server.js';
@@ -16,6 +17,7 @@ test.before(async () => {
     apiKey: node.engine.config.control.api_key,
     healthRequiresKey: true,
     maxBodyBytes: 4096,
+    logLines$: EMPTY,
     log: pino({ level: 'silent' }),
   });
   ipc = await LineClient.connect(node.socketPath);

@@ -71,6 +71,9 @@ test('an SSE client that stops reading is cut off with SLOW_CONSUMER; another ge
   assert.is(last, `event: error\ndata: {"code":"SLOW_CONSUMER","resume_from":${ids.at(-1)}}`);
   assert.ok(ids.length < EVENTS / 2, `cut off after ${ids.length} events`);
   assert.ok(text.length < 40 * BOUND, `${text.length} characters reached the stalled client`);
+  // What was queued for it at the cut is counted as dropped.
+  const dropped = /^weir_live_messages_dropped_total\{kind="sse"\} (\d+)$/m.exec((await node.api('/metrics')).text);
+  assert.ok(Number(dropped?.[1]) > 0, `dropped: ${dropped?.[0]}`);
 });
 
 test('a WebSocket client that stops reading is closed with 4008 and where to resume; another gets every event', async () => {

@@ -87,7 +87,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
   const parsed = source.load();
   if (!parsed.ok) throw new Error(`spec config is invalid: ${JSON.stringify(parsed.problems)}`);
   const config = parsed.config;
-  const { log, log_files } = createLogger({ level: config.log.level, file: config.log.file });
+  const { log, log_files, tap } = createLogger({ level: config.log.level, file: config.log.file });
   const engine = new Engine({ config, log, build: buildInfo() });
   await engine.start();
   const ops = new ControlOps(engine, {
@@ -105,6 +105,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     apiKey: config.control.api_key,
     healthRequiresKey: config.control.health_requires_key,
     maxBodyBytes: config.control.max_body_bytes,
+    logLines$: tap.lines$,
     log,
     ...(opts.streamLimits ? { streamLimits: opts.streamLimits } : {}),
   });

@@ -1,0 +1,114 @@
+import type { Test } from 'uvu';
+import { curl } from '../support/curl.js';
+import { WAIT_MS } from '../support/far-bound.js';
+import { fixture } from '../support/fixture.js';
+import { freePorts } from '../support/free-port.js';
+import { jsonOrUndefined } from '../support/json-or-undefined.js';
+import { e2eConfig, eventsPath } from '../support/node-config.js';
+import { startOrigin, type Origin } from '../support/origin.js';
+import { startNode, type WeirNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
+import { WsClient } from './support-http-clients.js';
+
+export const CLASH_KEY = 'clash-spec-api-key-not-a-secret';
+
+export interface ClashSetup {
+  origin: Origin;
+  node: WeirNode;
+  /** The node's JSONL sink file. */
+  events: string;
+  /** `http://127.0.0.1:<control port>`: the Clash API's base URL, as a dashboard is given it. */
+  base: string;
+  controlPort: number;
+  /** curl's options for the mixed inbound's SOCKS5 side. */
+  via: string[];
+  /** Calls the API with the key as a Bearer header (`key: null`: none). */
+  call(path: string, init?: ClashInit): Promise<ClashResponse>;
+  /** A WebSocket client of a Clash stream, the key as `?token=`. */
+  ws(path: string): WsClient;
+  /**
+   * Starts a download through the node that stays open (origin `/trickle`), to
+   * `http://localhost:<origin>` so the target is a host name; `stop` hangs it up.
+   */
+  liveDownload(label: string): { stop(): void; done: Promise<unknown> };
+}
+
+export interface ClashInit {
+  method?: string;
+  body?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface ClashResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- spec-side convenience: assertions check each field
+  json: any;
+}
+
+/**
+ * A real `weir run` for the Clash specs: a mixed inbound; outbounds `direct`, `block`,
+ * the selector `proxy` of both (on `direct`) and the url_test group `auto` of `direct`
+ * probing the local origin; rule `domain_suffix=blocked.test` to `block`, final `proxy`.
+ */
+export function clashFixture(suite: Test): () => Promise<ClashSetup> {
+  return fixture(
+    suite,
+    async () => {
+      const stateDir = tempDir();
+      const [mixedPort, controlPort] = await freePorts(2);
+      const origin = await startOrigin();
+      const config = e2eConfig({
+        stateDir,
+        inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: mixedPort }],
+        outbounds: [
+          { type: 'selector', tag: 'proxy', members: ['direct', 'block'], default: 'direct' },
+          { type: 'url_test', tag: 'auto', members: ['direct'], url: origin.url('/bytes/0') },
+        ],
+        rules: [{ domain_suffix: ['blocked.test'], outbound: 'block' }],
+        route: { final: 'proxy' },
+      });
+      config['control'] = { listen: `127.0.0.1:${controlPort}`, api_key: CLASH_KEY };
+      const node = await startNode(config).catch(async (err: unknown) => {
+        await origin.close();
+        throw err;
+      });
+      const base = `http://127.0.0.1:${controlPort}`;
+      const via = ['--socks5-hostname', `127.0.0.1:${mixedPort}`];
+      const setup: ClashSetup = {
+        origin,
+        node,
+        events: eventsPath(stateDir),
+        base,
+        controlPort: controlPort!,
+        via,
+        async call(path, init = {}) {
+          const headers: Record<string, string> = { ...init.headers };
+          const key = init.key === undefined ? CLASH_KEY : init.key;
+          if (key !== null) headers['authorization'] = `Bearer ${key}`;
+          const res = await fetch(`${base}${path}`, { method: init.method ?? 'GET', headers, body: init.body });
+          const text = await res.text();
+          return { status: res.status, headers: res.headers, text, json: jsonOrUndefined(text) };
+        },
+        ws: (path) => new WsClient(`ws://127.0.0.1:${controlPort}${path}${path.includes('?') ? '&' : '?'}token=${CLASH_KEY}`),
+        liveDownload(label) {
+          const hangUp = new AbortController();
+          // 600 chunks of 1 KiB, one each 100 ms: a minute at most, far longer than a test.
+          const url = `http://localhost:${origin.port}/trickle?chunks=600&size=1024&every_ms=100&case=${label}`;
+          const done = curl([...via, url], 90_000, hangUp.signal);
+          return { stop: () => hangUp.abort(), done };
+        },
+      };
+      // startNode waits for the inbounds; the control plane starts listening after them.
+      await waitFor(() => setup.call('/version').then((r) => r.status === 200, () => false), WAIT_MS, 'the control plane');
+      return setup;
+    },
+    async ({ origin, node }) => {
+      await node.stop();
+      await origin.close();
+    },
+  );
+}
