@@ -262,7 +262,7 @@ export class BullmqOutbox implements EvacuableOutbox {
     return this.owed.write(this.p.redis, this.p.keys.state, deltas, more);
   }
 
-  /** Writes the counts a full Redis refused; state is read every 250 ms, so they land soon after it has room. */
+  /** Writes the counts a full Redis refused; state is read every second, so they land soon after it has room. */
   private async payOwed(): Promise<void> {
     if (this.owed.any) await this.count({});
   }

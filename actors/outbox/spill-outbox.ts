@@ -202,7 +202,7 @@ export class SpillOutbox implements LeasedOutbox {
     this.lastGapIn = this.spill;
   }
 
-  /** Also where an idle sink finds Redis back: the sink reads its state every 250 ms. */
+  /** Also where an idle sink finds Redis back: the sink reads its state every second. */
   async state(): Promise<OutboxState> {
     if (this.redisDown) this.probeRedis();
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
