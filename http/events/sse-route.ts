@@ -8,17 +8,14 @@ import { replayGapHeaders } from './replay-gap.js';
 import type { StreamLimits } from './stream-limits.js';
 import type { SubscriberSlots } from './subscriber-slots.js';
 
-function sseTransport(res: Response, closeGraceMs: number): StreamTransport {
+function sseTransport(res: Response): StreamTransport {
   return {
     write: (frames) => res.write(frames.join('')),
     onDrain: (listener) => res.once('drain', listener),
     heartbeat: () => res.write(SSE_KEEP_ALIVE),
-    cutOff: (resumeFrom) => {
-      res.end(sseSlowConsumerFrame(resumeFrom));
-      // A client that never reads again would hold its buffered frames forever.
-      const timer = setTimeout(() => res.destroy(), closeGraceMs).unref();
-      res.once('close', () => clearTimeout(timer));
-    },
+    // Ended, never destroyed: the socket then holds whole frames up to the closing one,
+    // however late the client reads them, and at most the one write in flight besides.
+    cutOff: (resumeFrom) => res.end(sseSlowConsumerFrame(resumeFrom)),
     end: () => res.end(),
   };
 }
@@ -50,7 +47,7 @@ export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: Subscribe
     res.flushHeaders();
     req.socket.setNoDelay(true);
     if (gap) res.write(sseReplayGapComment(gap));
-    const sub = pumpEvents(events$, sseFrame, sseTransport(res, limits.closeGraceMs), limits);
+    const sub = pumpEvents(events$, sseFrame, sseTransport(res), limits);
     res.once('close', () => sub.unsubscribe());
   };
 }
