@@ -3,7 +3,7 @@ NODE_MODULES := node_modules/.package-lock.json
 GIT_HASH := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILD_PROFILE ?= release
 
-.PHONY: build run test test-unit test-e2e bench schema clean packages stamp
+.PHONY: build run test test-unit test-e2e fuzz bench schema clean packages stamp
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -40,6 +40,12 @@ test-unit: packages build
 
 test-e2e: packages build
 	npx uvu dist/spec/e2e '\.spec\.js$$'
+
+# The property specs of spec/fuzz with 100,000 cases each (`make test` runs a few
+# thousand). A failure prints its seed, path and shrunk counterexample; set
+# WEIR_FUZZ_SEED and WEIR_FUZZ_PATH to those to replay it.
+fuzz: build
+	WEIR_FUZZ_RUNS=$${WEIR_FUZZ_RUNS:-100000} npx uvu dist/spec/fuzz '\.spec\.js$$'
 
 bench: build
 	node dist/spec/bench/run.js

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import { metricsRoute } from './metrics/metrics-route.js';
 import { dashboardRoute } from './dashboard.js';
 import { dashboardAuth } from './dashboard-auth.js';
+import { refuseDeclaredTooLarge } from './declared-length.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { sseRoute } from './events/sse-route.js';
 import type { StreamLimits } from './events/stream-limits.js';
@@ -54,6 +55,7 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
   // Not strict: a body of valid JSON that is no object (null, 42, "rule") fails validation
   // (422 INVALID_BODY, as [] does) instead of being called invalid JSON.
+  app.use(refuseDeclaredTooLarge(opts.maxBodyBytes));
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
   app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
   app.get('/metrics', metricsRoute(opts.metrics));

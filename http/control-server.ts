@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import { buildApp } from './app.js';
 import { clashApi } from './clash/clash-api.js';
 import { nodeMetrics } from './metrics/node-metrics.js';
+import { capConnections } from './connection-cap.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import { keyCheck } from './bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
@@ -37,7 +38,7 @@ export interface HttpControlOptions {
 /** Milliseconds WebSocket subscribers get to answer the closing handshake on close(). */
 const WS_CLOSE_GRACE_MS = 1000;
 
-/** Connections beside the live streams' slots that the control plane holds at once; more are closed as they come. */
+/** Connections beside the live streams' slots that the control plane holds at once (see capConnections). */
 const MAX_REQUEST_CONNECTIONS = 128;
 
 /**
@@ -69,7 +70,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   });
   const server = http.createServer(REQUEST_TIMEOUTS, app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
-  server.maxConnections = limits.maxSubscribers + MAX_REQUEST_CONNECTIONS;
+  capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, log);
   const ws = wsEvents(ops, check, limits, slots, log);
   server.on('upgrade', (req, socket, head) => {
     if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);

@@ -14,12 +14,15 @@ export type HandshakeErrorCode =
 export class HandshakeError extends Error {
   override readonly name = 'HandshakeError';
   readonly code: HandshakeErrorCode;
-  /** SOCKS_AUTH_FAILED: the user name the client offered (no secret), for the log. */
+  /** SOCKS_AUTH_FAILED: the user name the client offered, for the log, when it names a configured account. */
   readonly username: string | undefined;
+  /** SOCKS_AUTH_FAILED: the name's length byte (ULEN), always safe to log. */
+  readonly usernameLength: number | undefined;
 
-  constructor(code: HandshakeErrorCode, message: string, options?: { cause?: unknown; username?: string }) {
+  constructor(code: HandshakeErrorCode, message: string, options?: { cause?: unknown; username?: string; usernameLength?: number }) {
     super(message, options);
     this.code = code;
     this.username = options?.username;
+    this.usernameLength = options?.usernameLength;
   }
 }

@@ -108,10 +108,19 @@ function* authenticate(stream: Duplex, users: readonly Socks5User[]): Steps<Sock
   const user = verifyUser(users, username, password);
   if (user === null) {
     stream.write(AUTH_FAILED);
-    throw new HandshakeError('SOCKS_AUTH_FAILED', 'username/password authentication failed', { username });
+    throw new HandshakeError('SOCKS_AUTH_FAILED', 'username/password authentication failed', offeredName(users, username, nameLength));
   }
   stream.write(AUTH_OK);
   return userAuth('socks5', user) as Socks5Request['auth'];
+}
+
+/**
+ * What the log may say of a refused name. ULEN is the only framing: when it is too
+ * large, the bytes read as the name run on into PLEN and the password. A name that is
+ * a configured account is framed right; any other is logged by its length only.
+ */
+function offeredName(users: readonly Socks5User[], username: string, nameLength: number): { username?: string; usernameLength: number } {
+  return users.some((u) => u.username === username) ? { username, usernameLength: nameLength } : { usernameLength: nameLength };
 }
 
 function* readRequest(stream: Duplex): Steps<Pick<Socks5Request, 'command' | 'target'>> {

@@ -25,7 +25,7 @@ export async function handleSocks5(env: InboundEnv, socket: Socket, timeoutMs = 
   try {
     request = await acceptSocks5(socket, { users: env.users, timeoutMs });
   } catch (err) {
-    if (err instanceof HandshakeError && err.code === 'SOCKS_AUTH_FAILED') noteAuthFailure(env, peerOf(socket), err.username ?? null);
+    if (err instanceof HandshakeError && err.code === 'SOCKS_AUTH_FAILED') noteAuthFailure(env, peerOf(socket), err.username ?? null, err.usernameLength);
     else env.log.debug({ err, peer: peerOf(socket) }, 'socks5 handshake rejected');
     endRefused(socket);
     return;

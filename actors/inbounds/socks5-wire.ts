@@ -101,10 +101,23 @@ function writeIpv4(host: string, out: Buffer, at: number): number {
   return at;
 }
 
-/** The 16 bytes of an IPv6 text address (already checked by isIPv6) at `at`, a zone id dropped; returns the offset after them. */
+/** A dotted IPv4 tail of an IPv6 text address (`::1.2.3.4`, `::ffff:1.2.3.4`), before any zone id. */
+const DOTTED_TAIL = /(\d+)\.(\d+)\.(\d+)\.(\d+)(%.*)?$/;
+
+/**
+ * The 16 bytes of an IPv6 text address (already checked by isIPv6) at `at`, a zone id
+ * dropped; returns the offset after them. A dotted tail is turned into its two hex
+ * groups first: ipaddr.js reads any `::a.b.c.d` as IPv4-mapped (::ffff:a.b.c.d), while
+ * the IPv4-compatible form, which inet_ntop writes for ::/96, names other bytes.
+ */
 function writeIpv6(host: string, out: Buffer, at: number): number {
-  out.set(ipaddr.IPv6.parse(host).toByteArray(), at);
+  const hex = host.replace(DOTTED_TAIL, (_, a: string, b: string, c: string, d: string, zone = '') => `${group(a, b)}:${group(c, d)}${zone}`);
+  out.set(ipaddr.IPv6.parse(hex).toByteArray(), at);
   return at + 16;
+}
+
+function group(high: string, low: string): string {
+  return ((Number(high) << 8) | Number(low)).toString(16);
 }
 
 /** Header of a UDP datagram between client and relay (RFC 1928 §7): RSV RSV FRAG ATYP ADDR PORT; data follows. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Key, type RootDatabase } from 'lmdb';
 import type { WriteBlockReason } from '../contracts/outbox.js';
+import { committed } from './lmdb-commit.js';
 import type { SinkDb } from './lmdb-records.js';
 
 /**
@@ -21,7 +22,10 @@ const MAX_DBS = 256;
 export function openOutboxEnv(stateDir: string, readOnly: boolean): RootDatabase<unknown, Key> {
   const dir = outboxDir(stateDir);
   if (!readOnly) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return open<unknown, Key>({ path: dir, maxDbs: MAX_DBS, readOnly });
+  // Without event-turn batching: lmdb-js opens each turn's transaction with a write of its
+  // own whose promise it drops, so a commit that fails (a full disk) rejected it unhandled
+  // and ended the process. Every write here is in a batch of its own anyway.
+  return open<unknown, Key>({ path: dir, maxDbs: MAX_DBS, readOnly, eventTurnBatching: false });
 }
 
 /** Whether a node ever created an outbox in this state dir. */
@@ -44,6 +48,7 @@ export function readWriteBlock(nodeDb: SinkDb): WriteBlockReason | null {
   return (nodeDb.get(STORAGE_KEY) as { write_blocked_reason: WriteBlockReason | null } | undefined)?.write_blocked_reason ?? null;
 }
 
+/** Rejects with the cause when the commit fails (a full disk). */
 export function persistWriteBlock(nodeDb: SinkDb, reason: WriteBlockReason | null): Promise<boolean> {
-  return nodeDb.put(STORAGE_KEY, { write_blocked_reason: reason });
+  return committed(nodeDb.put(STORAGE_KEY, { write_blocked_reason: reason }));
 }

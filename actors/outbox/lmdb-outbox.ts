@@ -7,6 +7,7 @@ import type {
   ReplayGap,
 } from '../contracts/outbox.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
+import type { Key } from 'lmdb';
 import { LeaseBook } from './lease-book.js';
 import {
   COUNTERS_KEY,
@@ -28,7 +29,8 @@ import {
   type StoredEntry,
 } from './lmdb-records.js';
 import type { OutboxBudget } from './outbox-budget.js';
-import { OutboxClosed } from './outbox-errors.js';
+import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
+import { batched, commitCause } from './lmdb-commit.js';
 import { AppendSignal } from './append-signal.js';
 
 interface Lease {
@@ -53,6 +55,9 @@ export class LmdbOutbox implements LeasedOutbox {
   private readonly appended = new AppendSignal();
   private readonly counters: Counters;
   private gaps: ReplayGap[];
+  /** Changes of `gaps` made and stored: when they differ, the next batch stores the gaps. */
+  private gapsVersion = 0;
+  private storedGapsVersion = 0;
   private nextPos = 0;
   private closed = false;
 
@@ -88,14 +93,14 @@ export class LmdbOutbox implements LeasedOutbox {
       await this.write((c) => {
         entries.forEach((e, i) => {
           const stored: StoredEntry = { id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: now, replayed_at_unix_ms: null };
-          void this.db.put(entryKey(first + i), stored);
+          this.put(entryKey(first + i), stored);
         });
         c.pending += entries.length;
         c.bytes += bytes;
       });
     } catch (err) {
       this.budget.release(this.sink, bytes);
-      throw err;
+      throw await this.budget.commitFailed({ cause: err });
     }
     this.budget.committed();
     this.appended.fire();
@@ -131,8 +136,8 @@ export class LmdbOutbox implements LeasedOutbox {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
       await this.write((c) => {
         for (const l of leases) {
-          void this.db.remove(entryKey(l.pos));
-          if (this.retries.has(l.pos)) void this.db.remove(retryKey(l.pos));
+          this.remove(entryKey(l.pos));
+          if (this.retries.has(l.pos)) this.remove(retryKey(l.pos));
         }
         if (count) c.total_delivered += leases.length;
         c.pending -= leases.length;
@@ -150,7 +155,7 @@ export class LmdbOutbox implements LeasedOutbox {
     const done = await this.leases.settle([id], async ([l]) => {
       const mark: RetryMark = { attempts: l!.attempts + 1, not_before_unix_ms: notBeforeUnixMs };
       await this.write((c) => {
-        void this.db.put(retryKey(l!.pos), mark);
+        this.put(retryKey(l!.pos), mark);
         countFailure(c, error, at);
       });
       // Set before the lease is dropped, so no lease() in between finds it due.
@@ -167,9 +172,9 @@ export class LmdbOutbox implements LeasedOutbox {
       const stored = this.db.get(entryKey(l!.pos)) as StoredEntry;
       const dead: StoredDead = { ...stored, attempts: l!.attempts + 1, error, dead_at_unix_ms: at };
       await this.write((c) => {
-        void this.db.remove(entryKey(l!.pos));
-        if (this.retries.has(l!.pos)) void this.db.remove(retryKey(l!.pos));
-        void this.db.put(deadKey(l!.pos), dead);
+        this.remove(entryKey(l!.pos));
+        if (this.retries.has(l!.pos)) this.remove(retryKey(l!.pos));
+        this.put(deadKey(l!.pos), dead);
         countFailure(c, error, at);
         c.pending -= 1;
         c.dead_letters += 1;
@@ -194,8 +199,8 @@ export class LmdbOutbox implements LeasedOutbox {
       for (const { key, value } of chosen) {
         const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
         const replayed: StoredEntry = { id, sequence, body, enqueued_at_unix_ms, replayed_at_unix_ms: now };
-        void this.db.remove(key);
-        void this.db.put(entryKey(positionOf(key)), replayed);
+        this.remove(key);
+        this.put(entryKey(positionOf(key)), replayed);
       }
       c.pending += chosen.length;
       c.dead_letters -= chosen.length;
@@ -203,24 +208,28 @@ export class LmdbOutbox implements LeasedOutbox {
     return chosen.length;
   }
 
+  /**
+   * The gap counts whatever the commit does: a miss happened even when the disk is too
+   * full to write it down. Then the next batch that commits stores it, and this call
+   * resolves all the same, so a caller that tries again does not count it twice.
+   */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
-    await this.write((c) => {
-      const last = this.gaps.at(-1);
-      if (continuesLast && last) {
-        this.gaps = [...this.gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }];
-      } else {
-        const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
-        this.gaps = [...this.gaps, record].slice(-OUTBOX_GAPS_KEPT);
-        c.replay_gaps += 1;
-      }
-      void this.db.put(GAPS_KEY, this.gaps);
-    });
+    const last = this.gaps.at(-1);
+    if (continuesLast && last) {
+      this.gaps = [...this.gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }];
+    } else {
+      const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
+      this.gaps = [...this.gaps, record].slice(-OUTBOX_GAPS_KEPT);
+      this.counters.replay_gaps += 1;
+    }
+    this.gapsVersion += 1;
+    await this.write(() => undefined).catch(() => undefined);
   }
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return sinkState(this.db, this.budget.reason, Date.now());
+    return sinkState(this.db, this.budget.reason, Date.now(), this.counters, this.gaps);
   }
 
   async close(): Promise<void> {
@@ -233,17 +242,38 @@ export class LmdbOutbox implements LeasedOutbox {
   }
 
   /**
-   * One batch: the writes `ops` issues and the counters as it changed them, committed
-   * together; resolves once LMDB has flushed the commit to disk. A failed commit leaves
-   * the in-memory counters ahead of the disk; LMDB failing a commit means the store is
-   * unusable anyway.
+   * One batch: the writes `ops` issues and the counters as it changed them (and the
+   * gaps, when they changed), committed together; resolves once LMDB has flushed the
+   * commit to disk. A commit that fails (a full disk) takes back what `ops` did to the
+   * counters and rejects with OutboxUnavailable: nothing of it happened, and a caller
+   * may try again once there is room.
    */
   private async write(ops: (counters: Counters) => void): Promise<void> {
-    await this.db.batch(() => {
-      ops(this.counters);
-      void this.db.put(COUNTERS_KEY, { ...this.counters });
-    });
-    await this.db.flushed;
+    const before = { ...this.counters };
+    let after = before;
+    const gapsVersion = this.gapsVersion;
+    try {
+      await this.db.batch(() => {
+        ops(this.counters);
+        after = { ...this.counters };
+        this.put(COUNTERS_KEY, after);
+        if (gapsVersion !== this.storedGapsVersion) this.put(GAPS_KEY, this.gaps);
+      });
+      await this.db.flushed;
+    } catch (err) {
+      undo(this.counters, before, after);
+      const cause = await commitCause(err);
+      throw new OutboxUnavailable(`the embedded outbox of sink ${this.sink} could not commit: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    }
+    this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
+  }
+
+  private put(key: Key, value: unknown): void {
+    batched(this.db.put(key, value));
+  }
+
+  private remove(key: Key): void {
+    batched(this.db.remove(key));
   }
 
   private forget(pos: number): void {
@@ -254,6 +284,17 @@ export class LmdbOutbox implements LeasedOutbox {
   private assertOpen(): void {
     if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
   }
+}
+
+/**
+ * Takes back what one batch did to the counters (from `before` to `after`), keeping
+ * what other batches did meanwhile.
+ */
+function undo(counters: Counters, before: Counters, after: Counters): void {
+  for (const key of ['pending', 'dead_letters', 'bytes', 'total_delivered', 'total_failed', 'replay_gaps'] as const) {
+    counters[key] -= after[key] - before[key];
+  }
+  if (counters.last_error === after.last_error) counters.last_error = before.last_error;
 }
 
 function countFailure(c: Counters, message: string, at: number): void {

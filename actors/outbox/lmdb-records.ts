@@ -87,23 +87,26 @@ export function toDeadLetter(d: StoredDead): DeadLetter {
   return { ...toEntry(d, d.attempts), error: d.error, dead_at_unix_ms: d.dead_at_unix_ms };
 }
 
-/** A sink's state as its committed records say; shared by the live store and the offline reader. */
-export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: number): OutboxState {
-  const c = readCounters(db);
+/**
+ * A sink's state as its committed records say; shared by the live store and the offline
+ * reader. The live store passes its counters and gaps, which hold a gap that a full
+ * disk kept from being committed yet.
+ */
+export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: number, counters = readCounters(db), gaps = readGaps(db)): OutboxState {
   let oldest: number | null = null;
   // Positions follow append order and a replay keeps the position, so the first entry is the oldest.
   for (const { value } of db.getRange({ ...range('p'), limit: 1 })) {
     oldest = (value as StoredEntry).enqueued_at_unix_ms;
   }
   return {
-    pending: c.pending,
-    total_delivered: c.total_delivered,
-    total_failed: c.total_failed,
-    replay_gaps: c.replay_gaps,
-    last_error: c.last_error,
-    outbox_storage: { store: 'embedded', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: c.bytes },
+    pending: counters.pending,
+    total_delivered: counters.total_delivered,
+    total_failed: counters.total_failed,
+    replay_gaps: counters.replay_gaps,
+    last_error: counters.last_error,
+    outbox_storage: { store: 'embedded', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: counters.bytes },
     oldest_pending_age_ms: oldest === null ? null : Math.max(0, nowMs - oldest),
-    dead_letters: c.dead_letters,
-    gaps: readGaps(db),
+    dead_letters: counters.dead_letters,
+    gaps,
   };
 }

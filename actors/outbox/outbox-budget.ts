@@ -102,15 +102,33 @@ export class OutboxBudget {
     return new OutboxWriteBlocked('store_full', 'outbox writes are blocked (store_full): the store is out of room', options);
   }
 
+  /**
+   * The store could not commit an append although the limits let it through: the disk
+   * filled faster than the last statfs said (other files on it grew), or the store
+   * failed otherwise. Writes pause as min_free_bytes when the disk now says so, else
+   * as store_full, until an append commits again.
+   */
+  async commitFailed(options: AppendErrorOptions): Promise<OutboxWriteBlocked> {
+    this.free = null;
+    if (this.statfsDir === null || (await this.freeBytes(this.statfsDir)) >= this.limits.min_free_bytes) return this.storeFull(options);
+    this.set('min_free_bytes');
+    return new OutboxWriteBlocked('min_free_bytes', `outbox writes are blocked (min_free_bytes): ${this.describe('min_free_bytes')}`, options);
+  }
+
   private async check(bytes: number): Promise<LimitReason | null> {
     if (this.totalBytes + bytes > this.limits.max_bytes) return 'max_bytes';
     if (this.blockedBy === 'max_bytes' && this.totalBytes >= this.resumeBelow()) return 'max_bytes';
     if (this.statfsDir === null) return null;
+    return (await this.freeBytes(this.statfsDir)) - bytes < this.limits.min_free_bytes ? 'min_free_bytes' : null;
+  }
+
+  /** Free bytes of the state dir's file system: read again when stale or while writes are blocked. */
+  private async freeBytes(dir: string): Promise<number> {
     if (!this.free || Date.now() - this.free.at > STATFS_TTL_MS || this.blockedBy !== null) {
-      const st = await fs.promises.statfs(this.statfsDir);
+      const st = await fs.promises.statfs(dir);
       this.free = { bytes: st.bavail * st.bsize, at: Date.now() };
     }
-    return this.free.bytes - bytes < this.limits.min_free_bytes ? 'min_free_bytes' : null;
+    return this.free.bytes;
   }
 
   private resumeBelow(): number {

@@ -8,17 +8,16 @@ import { replayGapHeaders } from './replay-gap.js';
 import type { StreamLimits } from './stream-limits.js';
 import type { SubscriberSlots } from './subscriber-slots.js';
 
-function sseTransport(res: Response, closeGraceMs: number, slots: SubscriberSlots): StreamTransport {
+function sseTransport(res: Response, slots: SubscriberSlots): StreamTransport {
   return {
     write: (frames) => res.write(frames.join('')),
     onDrain: (listener) => res.once('drain', listener),
     heartbeat: () => res.write(SSE_KEEP_ALIVE),
+    // Ended, never destroyed: the socket then holds whole frames up to the closing one,
+    // however late the client reads them, and at most the one write in flight besides.
     cutOff: (resumeFrom, dropped) => {
       slots.dropped('sse', dropped);
       res.end(sseSlowConsumerFrame(resumeFrom));
-      // A client that never reads again would hold its buffered frames forever.
-      const timer = setTimeout(() => res.destroy(), closeGraceMs).unref();
-      res.once('close', () => clearTimeout(timer));
     },
     end: () => res.end(),
   };
@@ -51,7 +50,7 @@ export function sseRoute(ops: ControlOps, limits: StreamLimits, slots: Subscribe
     res.flushHeaders();
     req.socket.setNoDelay(true);
     if (gap) res.write(sseReplayGapComment(gap));
-    const sub = pumpEvents(events$, sseFrame, sseTransport(res, limits.closeGraceMs, slots), limits);
+    const sub = pumpEvents(events$, sseFrame, sseTransport(res, slots), limits);
     res.once('close', () => sub.unsubscribe());
   };
 }

@@ -16,8 +16,6 @@ export interface SubscriberLimits {
   heartbeatMs: number;
   /** Milliseconds over which events are gathered into one write. @defaultValue 10 */
   tickMs: number;
-  /** Milliseconds a cut-off subscriber gets to read its last frame before its socket is destroyed. @defaultValue 30000 */
-  closeGraceMs: number;
 }
 
 /** Limits of the live streams: each subscriber's, and how many there may be. */
@@ -30,6 +28,5 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   bufferBytes: 8 * 1024 * 1024,
   heartbeatMs: 15_000,
   tickMs: 10,
-  closeGraceMs: 30_000,
   maxSubscribers: MAX_SUBSCRIBERS,
 };

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
+import { rawExchange } from '../support/raw-client.js';
 import { assertStatsFields } from '../support/stats-fields.js';
 import { startNode, type TestNode } from './support-http.js';
 
@@ -147,6 +148,18 @@ test('a body over max_body_bytes is 413 BODY_TOO_LARGE whatever its content type
   assert.equal(text.json, expected);
   const ok = await node.api('/api/v1/mode', { method: 'PUT', body: { mode: 'rule' } });
   assert.is(ok.status, 200, 'the connection and node go on');
+});
+
+test('a declared Content-Length over max_body_bytes is 413 BODY_TOO_LARGE before the body is sent', async () => {
+  const head = `PUT /api/v1/mode HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${node.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`;
+  // A part of the declared body, never the rest: only an answer that does not wait for it comes.
+  const res = await rawExchange(Number(new URL(node.baseUrl).port), Buffer.from(head + 'x'.repeat(200_000)));
+  const text = res.data.toString();
+  assert.ok(text.startsWith('HTTP/1.1 413 '), text.slice(0, 200) || 'no answer');
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+  assert.equal(body, problemOf('BODY_TOO_LARGE', 413, 'Request body too large', 'the request body exceeds control.max_body_bytes'));
+  assert.is((await node.api('/api/v1/health')).status, 200, 'the node goes on');
 });
 
 test('a path that does not decode or a body that does not inflate is 400 BAD_REQUEST, not an internal error', async () => {

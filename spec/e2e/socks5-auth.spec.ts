@@ -8,6 +8,7 @@ import { assertDirectDownload } from '../support/direct-download.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
+import { rawExchange } from '../support/raw-client.js';
 import { waitFor } from '../support/wait-for.js';
 
 const INBOUND = { tag: 'socks-auth', protocol: 'socks' };
@@ -66,6 +67,21 @@ test('refuses a wrong password or no credentials without opening a flow; the wro
   // One line, for the credentials offered; a client that offered none is not a failed login.
   const lines = await waitFor(() => (authFailures(node.stdout()).length > logged ? authFailures(node.stdout()).slice(logged) : null), WAIT_MS, 'the log line');
   assert.equal(lines, [{ inbound: INBOUND.tag, username: 'alice' }]);
+});
+
+test('a username length that runs into the password logs no byte past the name', async () => {
+  const { node } = await setup();
+  const logged = authFailures(node.stdout()).length;
+  // ULEN covers the name, PLEN and the password; the next byte is read as a PLEN of 0.
+  const name = Buffer.from('alice');
+  const password = Buffer.from(ALICE_PW);
+  const auth = [1, name.length + 1 + password.length, ...name, password.length, ...password, 0];
+  const answer = await rawExchange(node.ports[INBOUND.tag]!, [5, 1, 2, ...auth]);
+  assert.equal([...answer.data], [5, 2, 1, 1], 'method 0x02 chosen, then the sub-negotiation fails');
+  const lines = await waitFor(() => (authFailures(node.stdout()).length > logged ? authFailures(node.stdout()).slice(logged) : null), WAIT_MS, 'the log line');
+  assert.equal(lines, [{ inbound: INBOUND.tag, username: null }]);
+  assert.not.ok(node.stdout().includes(ALICE_PW), 'stdout holds the password');
+  assert.not.ok(node.stderr().includes(ALICE_PW), 'stderr holds the password');
 });
 
 test('never writes a password to the sink file, stdout or stderr', async () => {

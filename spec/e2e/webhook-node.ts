@@ -24,6 +24,8 @@ export interface HookNodeOptions {
   hook: Record<string, unknown> | null;
   redisUrl?: string;
   outbox?: { max_bytes?: number; min_free_bytes?: number };
+  /** node.state_dir (the outbox and the JSONL sink's file are in it); a fresh temp dir by default. */
+  stateDir?: string;
 }
 
 export interface ApiReply {
@@ -61,7 +63,7 @@ let curls = 0;
  * small enough for a spec. Outbox limits default to "never blocks" (min_free_bytes 0).
  */
 export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
-  const stateDir = tempDir('weir-webhook-');
+  const stateDir = opts.stateDir ?? tempDir('weir-webhook-');
   const [socksPort, controlPort] = await freePorts(2);
   const base = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
   const hook = opts.hook && {

@@ -44,7 +44,7 @@ class FakeTransport implements StreamTransport {
   }
 }
 
-const LIMITS: SubscriberLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10, closeGraceMs: 0 };
+const LIMITS: SubscriberLimits = { bufferBytes: 100, heartbeatMs: 1000, tickMs: 10 };
 
 function setup(limits: SubscriberLimits = LIMITS) {
   const scheduler = new VirtualTimeScheduler();
