@@ -25,7 +25,7 @@ const CONCURRENCY = 4;
 
 export function sinkComparisons(): SinkComparisons {
   const delivery = (batch: number): Comparison => ({
-    label: `sink delivery, batch_size ${batch}, concurrency ${CONCURRENCY}`,
+    label: batch === 1 ? `sink delivery, one event per request (batch_size 1), concurrency ${CONCURRENCY}` : `sink delivery, default config (batch_size ${batch}, concurrency ${CONCURRENCY}), a burst`,
     unit: 'events/s',
     digits: 0,
     baseline: RAW,
@@ -35,7 +35,7 @@ export function sinkComparisons(): SinkComparisons {
   return {
     single: delivery(1),
     batched: delivery(100),
-    raw: { label: 'raw BullMQ addBulk alone, batches of 100', unit: 'jobs/s', digits: 0, baseline: null, samples: { [RAW]: [] } },
+    raw: { label: 'raw BullMQ addBulk alone, batches of 100 (one event per job)', unit: 'jobs/s', digits: 0, baseline: null, samples: { [RAW]: [] } },
     publish: { label: 'hot path: inside bus.publish', ...us, baseline: 'sink off', samples: { 'sink off': [], embedded: [], redis: [] } },
     enqueue: { label: 'hot path: dispatcher enqueue', ...us, baseline: null, samples: { embedded: [], redis: [] } },
     added: { label: 'hot path: added by a sink (publish on − off + enqueue)', ...us, baseline: null, samples: { embedded: [], redis: [] } },

@@ -7,9 +7,9 @@ import { startAckReceiver } from './sink-receiver.js';
 import { deliver, flushRedis, hot, raw, sinkComparisons, type SinkContext, type Store } from './sink-steps.js';
 
 export interface SinkSettings {
-  /** Events per delivery run with batch_size 1 (the sink's default). */
+  /** Events per delivery run with batch_size 1 (one event per request). */
   readonly singleEvents: number;
-  /** Events per delivery run with batch_size 100, and jobs per raw BullMQ run. */
+  /** Events per delivery run with batch_size 100 (the sink's default), and jobs per raw BullMQ run. */
   readonly batchedEvents: number;
   /** Events per side of a hot-path run. */
   readonly hotEvents: number;
