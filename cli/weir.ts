@@ -27,6 +27,9 @@ const HELP = `
                                                make dead letters pending again
     $ weir fleet [node_id] [--redis URL | -c FILE] [--json]
                                                the nodes on a Redis, read from Redis alone
+    $ weir dashboard [--redis URL | -c FILE] [--listen HOST:PORT] [--api-key-file PATH]
+                                               serve the BullMQ dashboard of every node's sink
+                                               queues on a Redis (default 127.0.0.1:9191)
     $ weir deliver -c FILE [--node ID] [--health HOST:PORT]
                                                deliver the Redis queues of the config's Webhook
                                                sinks (every node's, or one node's); no proxying
@@ -38,7 +41,9 @@ const HELP = `
     -w, --write         format: write the canonical form back to the file
     --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
     --version           the version, as \`weir status\` reports it
-    --redis URL         fleet: the Redis to read (else the config's)
+    --redis URL         fleet, dashboard: the Redis to read (else the config's)
+    --listen HOST:PORT  dashboard: where to serve it (default 127.0.0.1:9191)
+    --api-key-file PATH dashboard: the API key (else $WEIR_API_KEY, else the config's control.api_key)
     --node ID           deliver: only this node's queues
     --health HOST:PORT  deliver: serve GET /health there
 
@@ -63,6 +68,8 @@ const cli = meow(HELP, {
     node: { type: 'string' },
     health: { type: 'string' },
     redis: { type: 'string' },
+    listen: { type: 'string' },
+    apiKeyFile: { type: 'string' },
   },
 });
 
@@ -110,6 +117,8 @@ async function main(): Promise<number> {
       return (await import('./commands/dead-letters.js')).deadLettersCommand(args, flags);
     case 'fleet':
       return (await import('./commands/fleet.js')).fleetCommand(args, flags);
+    case 'dashboard':
+      return (await import('./commands/dashboard.js')).dashboardCommand(args, flags);
     case 'deliver':
       return (await import('./commands/deliver.js')).deliverCommand(args, flags);
     default:

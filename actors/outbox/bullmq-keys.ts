@@ -33,6 +33,24 @@ export function sinkKeys(nodeId: string, sink: string): SinkKeys {
   return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
 }
 
+/**
+ * The node and sink of a sink's `state` key, or null for a key of another shape. A
+ * part that is not valid percent-encoding is kept as it is.
+ */
+export function sinkOfStateKey(key: string): { nodeId: string; tag: string } | null {
+  const parts = key.split(':');
+  if (parts.length !== 5 || parts[0] !== 'weir' || parts[2] !== 'sink' || parts[4] !== 'state') return null;
+  return { nodeId: safeDecode(parts[1]!), tag: safeDecode(parts[3]!) };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export function nodeOutboxKey(nodeId: string): string {
   return `weir:${enc(nodeId)}:outbox`;
 }

@@ -23,6 +23,8 @@ export interface HookNodeOptions {
   /** The Webhook sink `hook` (events flow.completed, small backoff) with these fields over the defaults; null: no Webhook sink. */
   hook: Record<string, unknown> | null;
   redisUrl?: string;
+  /** node.id; the specs' shared id by default. */
+  nodeId?: string;
   outbox?: { max_bytes?: number; min_free_bytes?: number };
   /** node.state_dir (the outbox and the JSONL sink's file are in it); a fresh temp dir by default. */
   stateDir?: string;
@@ -79,6 +81,7 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   };
   const config = {
     ...base,
+    ...(opts.nodeId ? { node: { ...(base['node'] as object), id: opts.nodeId } } : {}),
     control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
