@@ -20,6 +20,11 @@ export class StopDeadline {
     this.waiting.clear();
   }
 
+  /** Whether the stop has begun. */
+  get begun(): boolean {
+    return this.atMs !== null;
+  }
+
   /** Milliseconds left before the deadline, at most `capMs`; `capMs` (default Infinity) before the stop begins. */
   leftMs(capMs = Infinity): number {
     return Math.min(capMs, this.atMs === null ? Infinity : Math.max(0, this.atMs - Date.now()));

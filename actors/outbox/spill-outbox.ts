@@ -94,7 +94,8 @@ export class SpillOutbox implements LeasedOutbox {
       if (err instanceof OutboxWriteBlocked) this.redisFull ??= { message: 'Redis is out of memory: events are kept in the embedded outbox', at_unix_ms: Date.now() };
       else {
         this.redisDown = true;
-        this.opts.health?.failed(this.sink, err.message);
+        // Given up on at the stop's deadline is the stop's doing, not an outage to tell.
+        if (!this.opts.deadline?.begun) this.opts.health?.failed(this.sink, err.message);
       }
       const spilled = err.unstored ?? entries;
       await this.spill.append(spilled);
