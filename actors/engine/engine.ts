@@ -164,6 +164,7 @@ export class Engine {
       redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
+      log: this.opts.log,
     }, previous);
   }
 
