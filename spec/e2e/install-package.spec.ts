@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reap } from '../support/child-reaper.js';
+import { runCommand } from '../support/run-command.js';
 import { tempDir } from '../support/temp-dir.js';
-import type { CommandResult } from '../support/weir-bin.js';
 
 /** The checkout: dist/spec/e2e is three levels below it. */
 const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -14,30 +12,10 @@ const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 /** The secrets examples/personal.json reads from the environment. */
 const EXAMPLE_ENV = { WEIR_API_KEY: 'install-spec-api-key', WEIR_PROXY_PASSWORD: 'install-spec-proxy-password' };
 
-function run(command: string, args: readonly string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs: number }): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    reap(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not end within ${opts.timeoutMs} ms\n${stderr}`));
-    }, opts.timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 test('npm pack of the checkout installs with npm install -g, and its weir bin runs', async () => {
   const dir = tempDir('weir-install-');
   // The spec runs from the built dist/: the prepack build is skipped here.
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: CHECKOUT, timeoutMs: 30_000 });
+  const pack = await runCommand('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: CHECKOUT, timeoutMs: 30_000 });
   assert.is(pack.code, 0, pack.stderr);
   const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
   const files = packed!.files.map((f) => f.path);
@@ -46,7 +24,7 @@ test('npm pack of the checkout installs with npm install -g, and its weir bin ru
   assert.equal(files.filter((f) => f.startsWith('dist/spec/') || f.endsWith('.ts') || f.endsWith('.map')), [], 'no specs, sources or source maps');
 
   const prefix = path.join(dir, 'prefix');
-  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed!.filename)], {
+  const install = await runCommand('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed!.filename)], {
     cwd: dir,
     timeoutMs: 90_000,
   });
@@ -54,11 +32,11 @@ test('npm pack of the checkout installs with npm install -g, and its weir bin ru
   const weir = path.join(prefix, 'bin', 'weir');
   assert.ok(fs.existsSync(weir), 'the weir bin is linked into the prefix');
 
-  const version = await run(weir, ['--version'], { timeoutMs: 15_000 });
+  const version = await runCommand(weir, ['--version'], { timeoutMs: 15_000 });
   assert.is(version.code, 0, version.stderr);
   const { version: packageVersion } = JSON.parse(fs.readFileSync(path.join(CHECKOUT, 'package.json'), 'utf8')) as { version: string };
   assert.match(version.stdout.trim(), new RegExp(`^${packageVersion.replace(/\./g, '\\.')}\\+([0-9a-f]{12}|unknown)$`));
-  const validate = await run(weir, ['validate', path.join(CHECKOUT, 'examples', 'personal.json')], { env: EXAMPLE_ENV, timeoutMs: 15_000 });
+  const validate = await runCommand(weir, ['validate', path.join(CHECKOUT, 'examples', 'personal.json')], { env: EXAMPLE_ENV, timeoutMs: 15_000 });
   assert.is(validate.code, 0, validate.stdout + validate.stderr);
   assert.match(validate.stdout, /personal\.json: valid\n$/);
 });
