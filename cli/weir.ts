@@ -2,6 +2,7 @@
 import meow from 'meow';
 import { EXIT, UsageError } from './exit-codes.js';
 import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
+import { logFormatOf } from './log-format.js';
 
 const HELP = `
   Usage
@@ -41,6 +42,7 @@ const HELP = `
     --redis URL         fleet: the Redis to read (else the config's)
     --node ID           deliver: only this node's queues
     --health HOST:PORT  deliver: serve GET /health there
+    --log-format FORMAT run, deliver: json or pretty (default: pretty on a terminal, else json)
 
   Exit codes
     0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
@@ -63,6 +65,7 @@ const cli = meow(HELP, {
     node: { type: 'string' },
     health: { type: 'string' },
     redis: { type: 'string' },
+    logFormat: { type: 'string' },
   },
 });
 
@@ -77,7 +80,7 @@ async function main(): Promise<number> {
   }
   switch (command) {
     case 'run':
-      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));
+      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config), logFormatOf(flags.logFormat));
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
     case 'format':
@@ -111,7 +114,7 @@ async function main(): Promise<number> {
     case 'fleet':
       return (await import('./commands/fleet.js')).fleetCommand(args, flags);
     case 'deliver':
-      return (await import('./commands/deliver.js')).deliverCommand(args, flags);
+      return (await import('./commands/deliver.js')).deliverCommand(args, { ...flags, logFormat: logFormatOf(flags.logFormat) });
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }
