@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
@@ -8,6 +9,7 @@ import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Distinctive, so a leak into the log is found by a plain search.
 const ALICE_PW = 'alice-Pw-access-3d9f0c';
@@ -102,6 +104,28 @@ test('log.access false writes no access line', async () => {
     assert.is(await node.stop(), 0);
     assert.is(accessLines(node.stdout()).length, 0, node.stdout());
     assert.ok(logLines(node.stdout()).some((l) => l['msg'] === 'engine started'), 'the node logs at info otherwise');
+  } finally {
+    await node.stop();
+    await origin.close();
+  }
+});
+
+test('log.access set to false by a reload takes effect for the next flows', async () => {
+  const origin = await startOrigin();
+  const { node, port, events } = await startAccessNode(undefined);
+  try {
+    await threeFlows(origin, port);
+    await waitForEvents(events, (e) => ofType(e, 'flow.completed').length === 3, 10_000, 'three flow.completed');
+    const config = JSON.parse(fs.readFileSync(node.configPath, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(node.configPath, JSON.stringify({ ...config, log: { level: 'info', access: false } }));
+    process.kill(node.pid, 'SIGHUP');
+    const reloaded = (): Record<string, unknown> | undefined => logLines(node.stdout()).find((l) => l['msg'] === 'configuration reloaded');
+    const applied = (await waitFor(reloaded, 10_000, 'the reload'))['applied'] as { changed: boolean; restart_required: string[] };
+    assert.equal([applied.changed, applied.restart_required], [true, []], 'log.access is hot and a change');
+    await threeFlows(origin, port);
+    await waitForEvents(events, (e) => ofType(e, 'flow.completed').length === 6, 10_000, 'six flow.completed');
+    assert.is(await node.stop(), 0);
+    assert.is(accessLines(node.stdout()).length, 3, node.stdout());
   } finally {
     await node.stop();
     await origin.close();
