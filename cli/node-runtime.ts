@@ -4,7 +4,7 @@ import type { WeirConfig } from '../actors/config/schema.js';
 import { ControlOps } from '../actors/control/control-ops.js';
 import { buildInfo } from '../actors/engine/build-info.js';
 import { Engine } from '../actors/engine/engine.js';
-import { createLogger } from '../actors/engine/logger.js';
+import { createLogger, type LogFormat } from '../actors/engine/logger.js';
 import { StateDirLock } from '../actors/files/state-dir-lock.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
 import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
@@ -26,10 +26,10 @@ export interface NodeRuntime {
  * (HTTP with SSE/WebSocket, IPC). Stops in the reverse order, so live consumers see
  * engine.stopped before their streams end.
  */
-export async function startNodeRuntime(config: WeirConfig, source: ConfigSource): Promise<NodeRuntime> {
+export async function startNodeRuntime(config: WeirConfig, source: ConfigSource, logFormat: LogFormat): Promise<NodeRuntime> {
   // First: nothing of a node that may not run here (its sinks, its outbox) is opened.
   const lock = StateDirLock.acquire(config.node.state_dir);
-  const { log, log_files, tap } = createLogger({ level: config.log.level, file: config.log.file });
+  const { log, log_files, tap } = createLogger({ level: config.log.level, file: config.log.file, format: logFormat });
   if (lock.unclaimed) log.warn({ problem: lock.unclaimed }, 'state_dir not claimed: a second node on it is not refused');
   const build = buildInfo();
   const engine = new Engine({ config, log, build });

@@ -2,6 +2,7 @@
 import meow from 'meow';
 import { EXIT, UsageError } from './exit-codes.js';
 import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
+import { logFormatOf } from './log-format.js';
 
 const HELP = `
   Usage
@@ -46,6 +47,7 @@ const HELP = `
     --api-key-file PATH dashboard: the API key (else $WEIR_API_KEY, else the config's control.api_key)
     --node ID           deliver: only this node's queues
     --health HOST:PORT  deliver: serve GET /health there
+    --log-format FORMAT run, deliver: json or pretty (default: pretty on a terminal, else json)
 
   Exit codes
     0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
@@ -70,6 +72,7 @@ const cli = meow(HELP, {
     redis: { type: 'string' },
     listen: { type: 'string' },
     apiKeyFile: { type: 'string' },
+    logFormat: { type: 'string' },
   },
 });
 
@@ -84,7 +87,7 @@ async function main(): Promise<number> {
   }
   switch (command) {
     case 'run':
-      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config));
+      return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config), logFormatOf(flags.logFormat));
     case 'validate':
       return (await import('./commands/validate.js')).validateCommand(args, flags.json);
     case 'format':
@@ -120,7 +123,7 @@ async function main(): Promise<number> {
     case 'dashboard':
       return (await import('./commands/dashboard.js')).dashboardCommand(args, flags);
     case 'deliver':
-      return (await import('./commands/deliver.js')).deliverCommand(args, flags);
+      return (await import('./commands/deliver.js')).deliverCommand(args, { ...flags, logFormat: logFormatOf(flags.logFormat) });
     default:
       throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
   }

@@ -56,6 +56,10 @@ export const logSchema = z
       .min(1)
       .optional()
       .describe('Log file (JSON lines), relative to the config file. Default: stdout.'),
+    access: z
+      .boolean()
+      .default(true)
+      .describe('One info line per completed flow (inbound, source, user, target, outbound, outcome and failure code, bytes, duration). false for a busy node. Default: true.'),
   })
   .prefault({});
 

@@ -11,6 +11,7 @@ import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
+import { AccessLog } from '../flows/access-log.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
 import { PreRouting } from '../flows/pre-routing.js';
@@ -163,6 +164,7 @@ export class Engine {
       redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
+      log: this.opts.log,
     }, previous);
   }
 
@@ -198,7 +200,7 @@ export class Engine {
     const routeChanged = fingerprint(running.route) !== fingerprint(next.route);
     if (routeChanged) this.router.reconfigure(routerOptions(next));
     const sinksChanged = changes.added.length + changes.replaced.length + changes.removed.length > 0;
-    const changed = routeChanged || sinksChanged || running.log.level !== next.log.level || fingerprint(running.ipc_hook) !== fingerprint(next.ipc_hook);
+    const changed = routeChanged || sinksChanged || running.log.level !== next.log.level || running.log.access !== next.log.access || fingerprint(running.ipc_hook) !== fingerprint(next.ipc_hook);
     const restart_required = restartRequired(running, next);
     // Only the hot parts are taken: the rest is what the node runs on (its id names its
     // queues and source_id, its inbounds are listening) until it restarts.
@@ -272,10 +274,14 @@ export class Engine {
     // would reach none of them but from the ring.
     for (const sink of this.sinks) await this.missed.start(sink, this.sequences.first - 1);
     const tick$ = nodeTick(this.opts.tickMs ?? 1000, this.now, (at) => this.table.poll(at));
+    const access = new AccessLog(this.opts.log, () => this.current.log.access);
     this.wiring.add(
       this.table.changes$
         .pipe(
-          tap((change) => this.stats.observe(change)),
+          tap((change) => {
+            this.stats.observe(change);
+            access.observe(change);
+          }),
           sampleRevisions(tick$),
           map(flowEvent),
         )

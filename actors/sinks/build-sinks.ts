@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
@@ -19,6 +20,8 @@ export interface SinkDeps {
   publish: (event: BusEvent) => void;
   /** The node's stop deadline: what a sink's stop waits for on Redis or a receiver ends by it. */
   deadline: StopDeadline;
+  /** The node's logger: a sink logs its delivery trouble there. */
+  log: Logger;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { WebhookSinkConfig } from '../config/schema.js';
 import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
 import { sinkKeys } from '../outbox/bullmq-keys.js';
 import { sinkQueueNodes } from '../outbox/sink-queue-nodes.js';
+import { DeliveryTrouble } from './delivery-trouble.js';
 import { startWebhookWorker } from './webhook-worker.js';
 
 export interface ExternalDeliveryOptions {
@@ -52,7 +53,8 @@ export class ExternalDelivery {
         const name = `${nodeId}/${sink.tag}`;
         if (this.workers.has(name)) continue;
         const onError = (err: Error): void => this.opts.log.warn({ queue: name, err: err.message }, 'delivery worker error');
-        this.workers.set(name, startWebhookWorker(sink, { url: this.opts.redisUrl, keys: sinkKeys(nodeId, sink.tag), onError }));
+        const trouble = new DeliveryTrouble(name, this.opts.log);
+        this.workers.set(name, startWebhookWorker(sink, { url: this.opts.redisUrl, keys: sinkKeys(nodeId, sink.tag), onError }, trouble));
         this.opts.log.info({ queue: name }, 'delivering queue');
       }
     }

@@ -1,6 +1,7 @@
 import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
 import { within } from '../engine/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
+import type { DeliveryTrouble } from './delivery-trouble.js';
 import { settleFailure, type RetryPolicy } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
 
@@ -10,6 +11,8 @@ export interface ConnectorOptions extends RetryPolicy {
   batchSize: number;
   /** Requests in flight at once. */
   concurrency: number;
+  /** Told of every attempt's verdict: logs when deliveries start and stop failing. */
+  trouble: DeliveryTrouble;
   /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
   pollMs?: number;
   /** How long a lease or a verdict's write is waited for before the loop goes on without it. @defaultValue 2000 */
@@ -116,6 +119,7 @@ export class WebhookConnector {
 
   private async deliver(entries: OutboxEntry[]): Promise<void> {
     const verdict = await postWebhook(this.opts.target, entries);
+    this.opts.trouble.observe(verdict);
     const ids = entries.map((e) => e.id);
     if (verdict.kind === 'ack') {
       await this.settle(() => this.outbox.ack(ids));

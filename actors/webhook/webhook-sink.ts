@@ -5,6 +5,7 @@ import type { SinkDeps } from '../sinks/build-sinks.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
 import { sinkKeys } from '../outbox/bullmq-keys.js';
+import { DeliveryTrouble } from './delivery-trouble.js';
 import { WebhookConnector } from './webhook-connector.js';
 
 /**
@@ -61,12 +62,14 @@ export class WebhookSink implements Sink {
       outbox,
       publish: this.deps.publish,
     });
+    const trouble = new DeliveryTrouble(c.tag, this.deps.log);
     this.connector = new WebhookConnector(outbox, {
       target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
       batchSize: c.batch_size,
       concurrency: c.concurrency,
       retryForS: c.retry_for_s,
       backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
+      trouble,
     });
     this.dispatcher.start(since);
     this.connector.start();
@@ -74,7 +77,7 @@ export class WebhookSink implements Sink {
     if (redis && c.delivery === 'node') {
       // Loaded here: a node without Redis does not pay for BullMQ.
       const { startWebhookWorker } = await import('./webhook-worker.js');
-      this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError });
+      this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError }, trouble);
     }
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.deps.redis ? STATE_REFRESH_MS.redis : STATE_REFRESH_MS.embedded);

@@ -2,7 +2,8 @@ import type { WebhookSinkConfig } from '../config/schema.js';
 import type { EntrySettlement, OutboxEntry } from '../contracts/outbox.js';
 import { BullmqDelivery } from '../outbox/bullmq-delivery.js';
 import type { SinkKeys } from '../outbox/bullmq-keys.js';
-import { settleFailure } from './delivery-verdict.js';
+import type { DeliveryTrouble } from './delivery-trouble.js';
+import { settleFailure, type DeliveryVerdict } from './delivery-verdict.js';
 import { RequestBatcher } from './request-batcher.js';
 import { postWebhook } from './webhook-post.js';
 
@@ -10,12 +11,21 @@ import { postWebhook } from './webhook-post.js';
  * A BullMQ worker that delivers one Redis sink queue to the sink's Webhook: the jobs it
  * holds at once are grouped into requests (RequestBatcher), each request's verdict
  * settles every entry it carried. Used by the node (`delivery: "node"`) and by
- * `weir deliver`.
+ * `weir deliver`; `trouble` is told of each request's verdict.
  */
-export function startWebhookWorker(config: WebhookSinkConfig, redis: { url: string; keys: SinkKeys; onError: (err: Error) => void }): BullmqDelivery {
+export function startWebhookWorker(
+  config: WebhookSinkConfig,
+  redis: { url: string; keys: SinkKeys; onError: (err: Error) => void },
+  trouble: DeliveryTrouble,
+): BullmqDelivery {
   const target = { url: config.url, token: config.token.reveal(), timeoutMs: config.timeout_ms };
   const policy = { retryForS: config.retry_for_s, backoff: { baseMs: config.backoff_base_ms, capMs: config.backoff_max_ms } };
-  const batcher = new RequestBatcher((entries: OutboxEntry[]) => postWebhook(target, entries), {
+  const post = async (entries: OutboxEntry[]): Promise<DeliveryVerdict> => {
+    const verdict = await postWebhook(target, entries);
+    trouble.observe(verdict);
+    return verdict;
+  };
+  const batcher = new RequestBatcher(post, {
     batchSize: config.batch_size,
     concurrency: config.concurrency,
   });

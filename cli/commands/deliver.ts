@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { createLogger } from '../../actors/engine/logger.js';
+import { createLogger, type LogFormat } from '../../actors/engine/logger.js';
 import type { WebhookSinkConfig } from '../../actors/config/schema.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { fileConfigSource } from './run.js';
@@ -9,6 +9,7 @@ export interface DeliverFlags {
   config?: string | undefined;
   node?: string | undefined;
   health?: string | undefined;
+  logFormat: LogFormat;
 }
 
 /** How long a stop waits for the deliveries under way; what is left is delivered again by another worker. */
@@ -30,7 +31,7 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
   const sinks = config.event_sinks.filter((s): s is WebhookSinkConfig => s.type === 'webhook');
   if (!config.redis) throw new UsageError(`${flags.config} has no redis: weir deliver delivers Redis sink queues`);
   if (sinks.length === 0) throw new UsageError(`${flags.config} has no Webhook sink to deliver`);
-  const { log } = createLogger({ level: config.log.level, file: config.log.file });
+  const { log } = createLogger({ level: config.log.level, file: config.log.file, format: flags.logFormat });
   const { ExternalDelivery } = await import('../../actors/webhook/external-delivery.js');
   const delivery = new ExternalDelivery({ redisUrl: config.redis.url.reveal(), sinks, nodeId: flags.node ?? null, log });
   const health = flags.health ? await serveHealth(flags.health, () => delivery.queues) : null;

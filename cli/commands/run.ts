@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ConfigSource } from '../../actors/config/config-source.js';
+import type { LogFormat } from '../../actors/engine/logger.js';
 import { ensureApiKey } from '../../actors/config/load-config.js';
 import { EXIT } from '../exit-codes.js';
 import { apiKeyOrigin, readyLine, type ReadyFacts } from '../ready-line.js';
@@ -28,7 +29,7 @@ function configSource(file: string | undefined): ConfigSource {
 }
 
 /** `weir run [-c FILE]`: runs the node in the foreground until SIGINT/SIGTERM; SIGHUP reloads the config. */
-export async function runCommand(configFile: string | undefined): Promise<number> {
+export async function runCommand(configFile: string | undefined, logFormat: LogFormat): Promise<number> {
   const source = configSource(configFile);
   const result = source.load();
   if (!result.ok) {
@@ -40,7 +41,7 @@ export async function runCommand(configFile: string | undefined): Promise<number
   const signal = stopSignal();
   let node: NodeRuntime;
   try {
-    node = await startNodeRuntime(result.config, source);
+    node = await startNodeRuntime(result.config, source, logFormat);
   } catch (err) {
     process.stderr.write(`weir: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.failure;

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ofType, readJsonl, warningsOf } from '../support/jsonl.js';
+import { logLines } from '../support/log-lines.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
@@ -8,13 +9,9 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { completedById, deliveredAll } from './webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
 
-/** The node's log lines (JSON on stdout) that carry `code`. */
-function logLines(stdout: string, code: string): Record<string, unknown>[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((l) => l['code'] === code);
+/** The node's log lines that carry `code`. */
+function codeLines(stdout: string, code: string): Record<string, unknown>[] {
+  return logLines(stdout).filter((l) => l['code'] === code);
 }
 
 test('a Redis killed and restarted under a running node is one engine.warning redis_unreachable and one redis_recovered, logged once each, with nothing lost', async () => {
@@ -42,8 +39,8 @@ test('a Redis killed and restarted under a running node is one engine.warning re
     const [back] = await warningsOf(hn.events, 'redis_recovered');
     assert.is((back!['payload'] as Record<string, unknown>)['message'], 'Redis answers again; sinks keep events there again');
     assert.is((await warningsOf(hn.events, 'redis_recovered')).length, 1);
-    assert.is(logLines(hn.node.stdout(), 'redis_unreachable').length, 1, 'the outage logged once');
-    assert.is(logLines(hn.node.stdout(), 'redis_recovered').length, 1, 'its end logged once');
+    assert.is(codeLines(hn.node.stdout(), 'redis_unreachable').length, 1, 'the outage logged once');
+    assert.is(codeLines(hn.node.stdout(), 'redis_recovered').length, 1, 'its end logged once');
     assert.is(completedById(receiver.acknowledged()).size, ports.length);
   } finally {
     await stopAll(hn, receiver, origin, redis);

@@ -15,6 +15,8 @@ export interface StartNodeOptions {
   readyTimeoutMs?: number;
   /** Starts `weir run FILE` (the file as the positional argument) instead of `weir run -c FILE`. */
   positionalConfig?: boolean;
+  /** More `weir run` arguments, e.g. `--log-format pretty`. @defaultValue [] */
+  runArgs?: string[];
 }
 
 export interface WeirNode {
@@ -49,7 +51,7 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
   const inbounds = (config['inbounds'] as InboundLiteral[] | undefined) ?? [];
 
   const release = await bootSlot();
-  const runArgs = opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath];
+  const runArgs = [...(opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath]), ...(opts.runArgs ?? [])];
   const child = spawn(process.execPath, [WEIR_BIN, ...runArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },

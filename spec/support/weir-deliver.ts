@@ -10,6 +10,8 @@ export interface DeliverProcess {
   pid: number;
   /** The queues it delivers now (`node/sink`), from its GET /health. */
   queues(): Promise<string[]>;
+  /** Its log (JSON lines). */
+  stdout(): string;
   stderr(): string;
   stop(): Promise<number | null>;
   kill9(): Promise<void>;
@@ -18,11 +20,13 @@ export interface DeliverProcess {
 /** Starts `weir deliver -c configPath` with a health listener, resolved once it delivers `queue` (`node/sink`). */
 export async function startDeliver(configPath: string, queue: string, extra: readonly string[] = []): Promise<DeliverProcess> {
   const [port] = await freePorts(1);
-  const child = spawn(process.execPath, [WEIR_BIN, 'deliver', '-c', configPath, '--health', `127.0.0.1:${port}`, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [WEIR_BIN, 'deliver', '-c', configPath, '--health', `127.0.0.1:${port}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   child.unref();
-  (child.stderr as net.Socket).unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
+  let out = '';
   let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const queues = async (): Promise<string[]> => {
@@ -45,6 +49,7 @@ export async function startDeliver(configPath: string, queue: string, extra: rea
   return {
     pid: child.pid!,
     queues,
+    stdout: () => out,
     stderr: () => err,
     stop: () => end('SIGTERM'),
     kill9: async () => void (await end('SIGKILL')),

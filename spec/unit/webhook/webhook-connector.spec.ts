@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeasedOutbox } from '../../../actors/contracts/outbox.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { DeliveryTrouble } from '../../../actors/webhook/delivery-trouble.js';
 import { WebhookConnector } from '../../../actors/webhook/webhook-connector.js';
 import { waitFor } from '../../support/wait-for.js';
 import { startWebhookReceiver } from '../../support/webhook-receiver.js';
@@ -58,6 +60,7 @@ async function withConnector(method: 'ack' | 'lease', body: (ctx: Context) => Pr
     backoff: { baseMs: 50, capMs: 100 },
     pollMs: 50,
     storeWaitMs: 200,
+    trouble: new DeliveryTrouble('hook', pino({ level: 'silent' })),
   });
   const ids = ['e-1', 'e-2', 'e-3', 'e-4'];
   try {

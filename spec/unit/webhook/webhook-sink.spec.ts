@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
@@ -24,6 +25,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
     redis: null,
     publish: () => {},
     deadline: new StopDeadline(),
+    log: pino({ level: 'silent' }),
   });
   // Adjacent ranges of two runs: sequences restart with every run, so they never merge.
   const missed = [
