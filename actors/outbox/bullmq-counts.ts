@@ -7,17 +7,26 @@ import { OwedCounters } from './owed-counters.js';
 const COUNTED_FIELD = 'weir_delivered';
 
 /**
- * Counts a delivered job unless its hash says it was counted, and takes its bytes and
- * its `enqueued` member away in the same script.
- * KEYS: job hash, state hash, enqueued; ARGV: counted field, job id, bytes.
+ * Counts each delivered job unless its hash says it was counted, and takes its bytes
+ * and its `enqueued` member away in the same script.
+ * KEYS: state hash, enqueued, then the job hashes; ARGV: counted field, then job id and
+ * bytes for each job.
  */
 const COUNT_DELIVERED = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], '1') == 0 then return 0 end
-redis.call('HINCRBY', KEYS[2], 'total_delivered', 1)
-redis.call('HINCRBY', KEYS[2], 'bytes', -tonumber(ARGV[3]))
-redis.call('ZREM', KEYS[3], ARGV[2])
-return 1`;
+local delivered, bytes = 0, 0
+for i = 3, #KEYS do
+  local id, size = ARGV[2 * (i - 2)], tonumber(ARGV[2 * (i - 2) + 1])
+  if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('HSETNX', KEYS[i], ARGV[1], '1') == 1 then
+    delivered = delivered + 1
+    bytes = bytes + size
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+if delivered > 0 then
+  redis.call('HINCRBY', KEYS[1], 'total_delivered', delivered)
+  redis.call('HINCRBY', KEYS[1], 'bytes', -bytes)
+end
+return delivered`;
 
 /**
  * Marks each job as counted (1), or tells it was counted already (0); a job Redis does
@@ -46,18 +55,34 @@ export async function claimCounts(redis: Redis, keys: SinkKeys, jobIds: readonly
  */
 export class DeliveryCounts {
   private readonly owed = new OwedCounters();
+  private due: { jobId: string; bytes: number }[] = [];
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: SinkKeys,
   ) {}
 
-  async delivered(jobId: string, bytes: number): Promise<void> {
+  /**
+   * Counts a delivered job. The counts asked for in one turn of the event loop (the jobs
+   * of one request, settled together) go to Redis in one script.
+   */
+  delivered(jobId: string, bytes: number): Promise<void> {
+    this.due.push({ jobId, bytes });
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+    return this.flushing;
+  }
+
+  private async flush(): Promise<void> {
+    const jobs = this.due.splice(0);
+    this.flushing = null;
+    const keys = [this.keys.state, this.keys.enqueued, ...jobs.map((j) => this.keys.base + j.jobId)];
     try {
-      await this.redis.eval(COUNT_DELIVERED, 3, this.keys.base + jobId, this.keys.state, this.keys.enqueued, COUNTED_FIELD, jobId, bytes);
+      await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, ...jobs.flatMap((j) => [j.jobId, j.bytes]));
     } catch (err) {
       if (!isOutOfMemory(err)) throw err;
-      await this.owed.write(this.redis, this.keys.state, { total_delivered: 1, bytes: -bytes });
+      const bytes = jobs.reduce((n, j) => n + j.bytes, 0);
+      await this.owed.write(this.redis, this.keys.state, { total_delivered: jobs.length, bytes: -bytes });
       return;
     }
     if (this.owed.any) await this.owed.write(this.redis, this.keys.state, {});
