@@ -14,6 +14,8 @@ const HELP = `
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
     $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
     $ weir policies [--json]                   selectors and url_test groups with their current choice
+    $ weir principals [--json]                 per principal: flows active, opened, failed, bytes up and down
+    $ weir principals reset                    start the principals' since_reset counters over
     $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
     $ weir mode                                the routing mode in effect
     $ weir mode rule                           route by the rules
@@ -95,6 +97,8 @@ async function main(): Promise<number> {
     case 'policies':
       noArguments(command, args);
       return (await import('./commands/policies.js')).policiesCommand(flags);
+    case 'principals':
+      return (await import('./commands/principals.js')).principalsCommand(args, flags);
     case 'select':
       return (await import('./commands/select.js')).selectCommand(args, flags);
     case 'mode':

@@ -21,6 +21,7 @@ import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
 import type { MemberProbe } from '../policies/probe-member.js';
 import { probeTarget, type ProbeTarget } from '../policies/probe-target.js';
+import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
@@ -80,6 +81,17 @@ export class ControlOps {
 
   stats(): StatsSnapshot {
     return this.engine.statsSnapshot();
+  }
+
+  /** Per principal_key: flows active, and traffic and flows since this run started and since the last reset. */
+  principals(): PrincipalsView {
+    return this.engine.principals.view();
+  }
+
+  /** Starts the since_reset window of every principal over. */
+  resetPrincipals(): Promise<{ reset_at_unix_ms: number }> {
+    this.refuseWhileStopping();
+    return this.engine.resetPrincipals();
   }
 
   /** The active flows' records as of the call, as JSON array elements a slice at a time (recordSlices). */

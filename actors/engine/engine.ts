@@ -14,6 +14,8 @@ import type { FlowEnv } from '../flows/flow-opener.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
 import { PreRouting } from '../flows/pre-routing.js';
+import { PrincipalLedger } from '../principals/principal-ledger.js';
+import { PrincipalStore } from '../principals/principal-store.js';
 import { buildInbounds } from '../inbounds/build-inbounds.js';
 import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
 import { buildOutbounds } from '../outbounds/build-outbounds.js';
@@ -75,6 +77,8 @@ export class Engine {
   readonly bus: EventBus;
   readonly table: FlowTable;
   readonly stats = new FlowStats();
+  readonly principals: PrincipalLedger;
+  private readonly principalStore: PrincipalStore;
   readonly router: Router;
   readonly outbounds: OutboundSet;
   readonly inbounds: ProxyInbound[];
@@ -116,6 +120,8 @@ export class Engine {
       now: this.now,
       firstSequence: this.sequences.first,
     });
+    this.principalStore = new PrincipalStore(config.node.state_dir, (problem) => log.warn({ problem }, 'principals'));
+    this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));
     this.outbounds = buildOutbounds(config.outbounds);
@@ -275,7 +281,10 @@ export class Engine {
     this.wiring.add(
       this.table.changes$
         .pipe(
-          tap((change) => this.stats.observe(change)),
+          tap((change) => {
+            this.stats.observe(change);
+            this.principals.observe(change);
+          }),
           sampleRevisions(tick$),
           map(flowEvent),
         )
@@ -286,6 +295,7 @@ export class Engine {
         this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() });
         this.sequences.keepAhead(this.bus.lastSequence);
         this.keeper.tick(this.sinks, this.bus.lastSequence);
+        this.principalStore.tick(this.principals, this.now());
       }),
     );
     // Restored before the inbounds open, so the first flows use the saved choices.
@@ -329,6 +339,13 @@ export class Engine {
     return keptMarks(this.sinks, this.bus.lastSequence);
   }
 
+  /** Starts every principal's since_reset window over, and keeps that at once. */
+  async resetPrincipals(): Promise<{ reset_at_unix_ms: number }> {
+    const reset = this.principals.reset(this.now());
+    await this.principalStore.saveNow(this.principals);
+    return reset;
+  }
+
   statsSnapshot(): ReturnType<FlowStats['snapshot']> {
     return this.stats.snapshot(this.table.records());
   }
@@ -352,6 +369,8 @@ export class Engine {
     const stoppedAt = this.now();
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
+    // Every flow has completed or been given up on: the counts are final for this run.
+    await this.principalStore.saveNow(this.principals);
     // After an apply in progress, so the sinks it starts are stopped too.
     await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();

@@ -18,6 +18,8 @@ export type IpcControl = Pick<
   | 'setMode'
   | 'runtime'
   | 'policies'
+  | 'principals'
+  | 'resetPrincipals'
   | 'sinks'
   | 'setLogLevel'
   | 'subscribe'
@@ -54,6 +56,8 @@ const OPERATIONS: Record<string, Operation> = {
   mode: parsed(modeBody, (ops, f) => ops.setMode(f.mode, f.target)),
   status: (ops) => ops.runtime(),
   policies: (ops) => ops.policies(),
+  principals: (ops) => ops.principals(),
+  'principals.reset': (ops) => ops.resetPrincipals(),
   sinks: (ops) => ops.sinks(),
   log_level: parsed(logLevelBody, (ops, f) => ops.setLogLevel(f.level)),
   // ControlOps validates the config sections, for REST and IPC alike.

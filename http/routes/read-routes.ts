@@ -27,6 +27,9 @@ export function readRoutes(ops: ControlOps): Router {
   r.get('/sinks', (_req, res) => {
     res.json({ sinks: ops.sinks() });
   });
+  r.get('/principals', (_req, res) => {
+    res.json(ops.principals());
+  });
   r.get('/policies', (_req, res) => {
     res.json({ policies: ops.policies() });
   });

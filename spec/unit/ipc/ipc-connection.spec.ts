@@ -47,6 +47,8 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     setMode: notHere,
     runtime: notHere,
     policies: () => [],
+    principals: notHere,
+    resetPrincipals: notHere,
     sinks: () => [],
     setLogLevel: notHere,
     subscribe: (o) => resumeEvents(bus, () => [], { filter: typeFilter(o.types) }),
