@@ -11,6 +11,8 @@ const HELP = `
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
     $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
     $ weir flows [--json]                      the active flows
+    $ weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME]
+                                               recent completed flows, newest first (--principal '': none)
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
     $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
     $ weir policies [--json]                   selectors and url_test groups with their current choice
@@ -39,6 +41,10 @@ const HELP = `
     --json              machine-readable output
     -w, --write         format: write the canonical form back to the file
     --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
+    --limit N           flows completed: at most N flows (default 100, at most 1000)
+    --principal KEY     flows completed: only this principal's flows ('' for flows without one)
+    --outbound TAG      flows completed: only flows through this outbound
+    --outcome OUTCOME   flows completed: only flows with this outcome
     --version           the version, as \`weir status\` reports it
     --redis URL         fleet: the Redis to read (else the config's)
     --node ID           deliver: only this node's queues
@@ -65,6 +71,10 @@ const cli = meow(HELP, {
     node: { type: 'string' },
     health: { type: 'string' },
     redis: { type: 'string' },
+    limit: { type: 'number' },
+    principal: { type: 'string' },
+    outbound: { type: 'string' },
+    outcome: { type: 'string' },
   },
 });
 

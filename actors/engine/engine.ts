@@ -1,4 +1,4 @@
-import { map, Subscription, tap } from 'rxjs';
+import { Subscription, tap } from 'rxjs';
 import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { SequenceReservation } from '../files/sequence-reservation.js';
@@ -11,6 +11,7 @@ import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
+import { FlowHistory } from '../flows/flow-history.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
 import { PreRouting } from '../flows/pre-routing.js';
@@ -78,6 +79,7 @@ export class Engine {
   readonly table: FlowTable;
   readonly stats = new FlowStats();
   readonly principals: PrincipalLedger;
+  readonly history: FlowHistory;
   private readonly principalStore: PrincipalStore;
   readonly router: Router;
   readonly outbounds: OutboundSet;
@@ -120,6 +122,7 @@ export class Engine {
       now: this.now,
       firstSequence: this.sequences.first,
     });
+    this.history = new FlowHistory(config.flows.history_size);
     this.principalStore = new PrincipalStore(config.node.state_dir, (problem) => log.warn({ problem }, 'principals'));
     this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
@@ -286,9 +289,13 @@ export class Engine {
             this.principals.observe(change);
           }),
           sampleRevisions(tick$),
-          map(flowEvent),
         )
-        .subscribe((event) => this.bus.publish(event)),
+        .subscribe((change) => {
+          const published = this.bus.publish(flowEvent(change));
+          if (change.kind === 'completed') {
+            this.history.add({ sequence: published.sequence, principal_key: change.auth.principal_key, record: change.record });
+          }
+        }),
     );
     this.wiring.add(
       tick$.subscribe(() => {

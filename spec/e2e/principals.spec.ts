@@ -4,13 +4,12 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { curl } from '../support/curl.js';
 import { freePorts } from '../support/free-port.js';
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
-import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
-import { tempDir } from '../support/temp-dir.js';
+import { restartableConfig, type RestartableConfig } from '../support/restartable-config.js';
 import { runWeir } from '../support/weir-bin.js';
+import { controlUp, getJson } from './support-control.js';
 
-const API_KEY = 'e2e-api-key-not-a-secret';
 const ALICE = 'alice:alice-pw-4c1d';
 const BOB = 'bob:bob-pw-9e07';
 
@@ -29,34 +28,25 @@ interface Principal {
   since_reset: Counters;
 }
 
-/** Two SOCKS5 inbounds, one with users (bob's flows keyed `team-b`), one without; the control plane on a fixed port. */
-async function principalsNode(): Promise<{ config: Record<string, unknown>; control: string; events: string; socks: number; open: number; dead: number }> {
-  const stateDir = tempDir();
-  const [socks, open, control, dead] = await freePorts(4);
-  const config = e2eConfig({
-    stateDir,
+/** Two SOCKS5 inbounds, one with users (bob's flows keyed `team-b`), one without; a port where nothing listens. */
+async function principalsNode(): Promise<RestartableConfig & { socks: number; open: number; dead: number }> {
+  const n = await restartableConfig({
     inbounds: [
       {
         type: 'socks',
         tag: 'socks-users',
-        listen: '127.0.0.1',
-        port: socks,
         users: [
           { username: 'alice', password: ALICE.split(':')[1] },
           { username: 'bob', password: BOB.split(':')[1], principal: 'team-b' },
         ],
       },
-      { type: 'socks', tag: 'socks-open', listen: '127.0.0.1', port: open },
+      { type: 'socks', tag: 'socks-open' },
     ],
   });
-  config['control'] = { listen: `127.0.0.1:${control}`, api_key: API_KEY };
-  return { config, control: `http://127.0.0.1:${control}`, events: eventsPath(stateDir), socks: socks!, open: open!, dead: dead! };
+  const [dead] = await freePorts(1);
+  return { ...n, socks: n.ports['socks-users']!, open: n.ports['socks-open']!, dead: dead! };
 }
 
-async function getJson(url: string, method = 'GET'): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${API_KEY}` } });
-  return { status: res.status, body: await res.json() };
-}
 
 /** Sums of the flow.completed records of `events` per principal_key (null under ''), as the ledger counts them. */
 function sums(events: readonly JsonEnvelope[]): Map<string | null, Counters> {
@@ -106,6 +96,7 @@ test('principal totals agree byte for byte with the JSONL archive across a grace
   let node: WeirNode | null = null;
   try {
     node = await startNode(n.config);
+    await controlUp(n.control);
     let flows = await traffic(n, origin, 1);
     const firstRun = await completedFlows(n.events, flows);
     const first = await getJson(`${n.control}/api/v1/principals`);
@@ -118,6 +109,7 @@ test('principal totals agree byte for byte with the JSONL archive across a grace
 
     assert.is(await node.stop(), 0);
     node = await startNode(n.config);
+    await controlUp(n.control);
     const restarted = await getJson(`${n.control}/api/v1/principals`);
     assertAgree(restarted.body.principals, 'since_reset', sums(firstRun), 'after the restart, since reset');
     assert.equal(restarted.body.principals[1].since_start, { bytes_up: 0, bytes_down: 0, flows_opened: 0, flows_completed: 0, flows_failed: 0 });
