@@ -31,6 +31,8 @@ export class PrincipalStore {
   private savedAt = 0;
   /** The write under way, if any: a later write waits for it, so an older content never lands last. */
   private pending: Promise<void> | null = null;
+  /** Set from a failed write to the next one that succeeds: told once per spell, not every 5 s. */
+  private failing = false;
 
   constructor(
     stateDir: string,
@@ -55,7 +57,7 @@ export class PrincipalStore {
     const version = ledger.version;
     this.pending = writeFileAtomic(this.file, `${JSON.stringify(ledger.kept(), null, 2)}\n`)
       .then(
-        () => void (this.savedVersion = version),
+        () => this.saved(version),
         (err: unknown) => this.failed(err),
       )
       .finally(() => (this.pending = null));
@@ -67,13 +69,20 @@ export class PrincipalStore {
     const version = ledger.version;
     try {
       writeJsonFileSync(this.file, ledger.kept());
-      this.savedVersion = version;
+      this.saved(version);
     } catch (err) {
       this.failed(err);
     }
   }
 
+  private saved(version: number): void {
+    this.savedVersion = version;
+    this.failing = false;
+  }
+
   private failed(err: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
     this.onProblem(`${this.file} cannot be written (${err instanceof Error ? err.message : String(err)})`);
   }
 }
