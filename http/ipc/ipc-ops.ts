@@ -39,7 +39,8 @@ type Operation = (ops: IpcControl, body: Body) => unknown;
 const flowFields = z.object({ flow_id: nonEmpty });
 const selectFields = selectBody.extend({ selector: nonEmpty });
 const probeFields = z.object({ tag: nonEmpty });
-const completedFields = z.object({
+// Strict: a misspelt filter must not pass as absent and widen the answer.
+const completedFields = z.strictObject({
   limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
   before: z.union([z.number().int().min(0), nonEmpty]).optional(),
   principal: nonEmpty.nullable().optional(),

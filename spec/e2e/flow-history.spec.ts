@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ipcCall, NodeRefusedError } from '../../cli/ipc-client.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { ofType, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
@@ -93,6 +95,11 @@ test('pages through the recent completed flows newest first, bounded, with filte
     const cli = await runWeir(['flows', 'completed', '--json', '--principal', 'team-b', '--limit', '1', '-c', node.configPath]);
     assert.is(cli.code, 0, cli.stderr);
     assert.equal(JSON.parse(cli.stdout), { flows: bob.body.flows.slice(0, 1), next_before: bob.body.flows[0].sequence, history_size: HISTORY_SIZE });
+
+    // Over IPC a misspelt filter is refused, not taken as absent.
+    const misspelt = await ipcCall(path.join(node.stateDir, 'weir.sock'), { op: 'flows.completed', outcom: 'blocked' }).catch((err: unknown) => err);
+    assert.instance(misspelt, NodeRefusedError);
+    assert.is((misspelt as NodeRefusedError).code, 'INVALID_BODY');
 
     const active = await getJson(`${n.control}/api/v1/flows?state=active`);
     assert.equal(active.body, { flows: [] });
