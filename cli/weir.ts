@@ -12,9 +12,13 @@ const HELP = `
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
     $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
     $ weir flows [--json]                      the active flows
+    $ weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME]
+                                               recent completed flows, newest first (--principal '': none)
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
     $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
     $ weir policies [--json]                   selectors and url_test groups with their current choice
+    $ weir principals [--json]                 per principal: flows active, opened, failed, bytes up and down
+    $ weir principals reset                    start the principals' since_reset counters over
     $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
     $ weir mode                                the routing mode in effect
     $ weir mode rule                           route by the rules
@@ -41,6 +45,10 @@ const HELP = `
     --json              machine-readable output
     -w, --write         format: write the canonical form back to the file
     --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
+    --limit N           flows completed: at most N flows (default 100, at most 1000)
+    --principal KEY     flows completed: only this principal's flows ('' for flows without one)
+    --outbound TAG      flows completed: only flows through this outbound
+    --outcome OUTCOME   flows completed: only flows with this outcome
     --version           the version, as \`weir status\` reports it
     --redis URL         fleet, dashboard: the Redis to read (else the config's)
     --listen HOST:PORT  dashboard: where to serve it (default 127.0.0.1:9191)
@@ -73,6 +81,10 @@ const cli = meow(HELP, {
     listen: { type: 'string' },
     apiKeyFile: { type: 'string' },
     logFormat: { type: 'string' },
+    limit: { type: 'number' },
+    principal: { type: 'string' },
+    outbound: { type: 'string' },
+    outcome: { type: 'string' },
   },
 });
 
@@ -105,6 +117,8 @@ async function main(): Promise<number> {
     case 'policies':
       noArguments(command, args);
       return (await import('./commands/policies.js')).policiesCommand(flags);
+    case 'principals':
+      return (await import('./commands/principals.js')).principalsCommand(args, flags);
     case 'select':
       return (await import('./commands/select.js')).selectCommand(args, flags);
     case 'mode':

@@ -14,6 +14,11 @@ function single(name: string, value: unknown): string | undefined {
   throw new ControlError('BAD_REQUEST', `${name} must be given once`);
 }
 
+/** A string query parameter given at most once; undefined when absent. */
+export function stringParam(name: string, value: unknown): string | undefined {
+  return single(name, value);
+}
+
 /** A non-negative integer query parameter (or header value); undefined when absent. */
 export function integerParam(name: string, value: unknown, range: { min: number; max: number }): number | undefined {
   const text = single(name, value);

@@ -47,7 +47,8 @@ export interface Envelope<P extends object = object> {
 
 export type FlowState = 'opening' | 'active' | 'completed';
 export type Network = 'tcp' | 'udp';
-export type Outcome = 'direct_relayed' | 'chained_relayed' | 'blocked' | 'failed' | 'cancelled';
+export const OUTCOMES = ['direct_relayed', 'chained_relayed', 'blocked', 'failed', 'cancelled'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 export type CloseReason = 'manual' | 'idle_timeout' | 'upstream_error';
 export type RouteMode = 'rule' | 'global';
 

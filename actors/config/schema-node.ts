@@ -78,6 +78,14 @@ export const flowsSchema = z
     handshake_timeout_ms: timerMsSchema(1)
       .default(10_000)
       .describe('Milliseconds from a client connection to its complete handshake (SOCKS5 request, or first HTTP request head: 408 after), and for an upstream proxy handshake.'),
+    // Each kept record is one FlowRecord object (~1-2 KiB): the bound keeps the history's memory small.
+    history_size: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(1000)
+      .describe('Completed flows kept in memory for GET /api/v1/flows?state=completed, newest replacing oldest (records). 0 keeps none.'),
   })
   .prefault({});
 

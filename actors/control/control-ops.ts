@@ -1,5 +1,5 @@
 import { filter, map, type Observable } from 'rxjs';
-import type { FlowRecord, RouteMode, StatsSnapshot } from '../../streams/contract.js';
+import { OUTCOMES, type FlowRecord, type Outcome, type RouteMode, type StatsSnapshot } from '../../streams/contract.js';
 import type { PublishedEvent } from '../../streams/published-event.js';
 import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
@@ -21,6 +21,8 @@ import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
 import type { MemberProbe } from '../policies/probe-member.js';
 import { probeTarget, type ProbeTarget } from '../policies/probe-target.js';
+import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
+import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
@@ -43,6 +45,17 @@ export interface PolicyView {
 }
 
 const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS);
+const OUTCOME_SET: ReadonlySet<string> = new Set(OUTCOMES);
+
+/** A page of the completed-flow history as HTTP and IPC ask for it: `before` a sequence or a flow id. */
+export interface CompletedFlowsQuery extends Omit<HistoryFilter, 'outcome'> {
+  outcome?: string;
+  limit?: number;
+  before?: number | string;
+}
+
+/** Default and largest page of the completed-flow history. */
+export const HISTORY_PAGE = { default: 100, max: 1000 } as const;
 const EVENTS_OPEN = Buffer.from('{"events":[');
 const COMMA = Buffer.from(',');
 
@@ -82,6 +95,17 @@ export class ControlOps {
     return this.engine.statsSnapshot();
   }
 
+  /** Per principal_key: flows active, and traffic and flows since this run started and since the last reset. */
+  principals(): PrincipalsView {
+    return this.engine.principals.view();
+  }
+
+  /** Starts the since_reset window of every principal over. */
+  resetPrincipals(): Promise<{ reset_at_unix_ms: number }> {
+    this.refuseWhileStopping();
+    return this.engine.resetPrincipals();
+  }
+
   /** The active flows' records as of the call, as JSON array elements a slice at a time (recordSlices). */
   flowSlices(stopped?: () => boolean): AsyncGenerator<string> {
     return recordSlices(this.engine.table.activeRecords(), stopped);
@@ -103,6 +127,24 @@ export class ControlOps {
   /** Every event as the bus publishes it, live only: for counting, not for delivery. */
   published$(): Observable<PublishedEvent> {
     return this.engine.bus.events$;
+  }
+
+  /**
+   * Recent completed flows, newest first, from the bounded history (flows.history_size):
+   * each with its flow.completed sequence and principal_key. `before` pages on from a
+   * sequence, or from a flow id the history still holds.
+   */
+  completedFlows(q: CompletedFlowsQuery): HistoryPage {
+    const history = this.engine.history;
+    if (q.outcome !== undefined && !OUTCOME_SET.has(q.outcome)) {
+      throw new ControlError('BAD_REQUEST', `outcome must be one of ${OUTCOMES.join(', ')}`);
+    }
+    let before = q.before;
+    if (typeof before === 'string') {
+      before = history.sequenceOf(before);
+      if (before === undefined) throw new ControlError('NOT_FOUND', `flow "${q.before as string}" is not in the completed-flow history`);
+    }
+    return history.page({ ...q, outcome: q.outcome as Outcome | undefined, before, limit: q.limit ?? HISTORY_PAGE.default });
   }
 
   flow(flowId: string): FlowRecord {

@@ -1,4 +1,4 @@
-import { map, Subscription, tap } from 'rxjs';
+import { Subscription, tap } from 'rxjs';
 import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { SequenceReservation } from '../files/sequence-reservation.js';
@@ -12,9 +12,12 @@ import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { AccessLog } from '../flows/access-log.js';
+import { FlowHistory } from '../flows/flow-history.js';
 import { FlowStats } from '../flows/flow-stats.js';
 import { FlowTable } from '../flows/flow-table.js';
 import { PreRouting } from '../flows/pre-routing.js';
+import { PrincipalLedger } from '../principals/principal-ledger.js';
+import { PrincipalStore } from '../principals/principal-store.js';
 import { buildInbounds } from '../inbounds/build-inbounds.js';
 import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
 import { buildOutbounds } from '../outbounds/build-outbounds.js';
@@ -76,6 +79,9 @@ export class Engine {
   readonly bus: EventBus;
   readonly table: FlowTable;
   readonly stats = new FlowStats();
+  readonly principals: PrincipalLedger;
+  readonly history: FlowHistory;
+  private readonly principalStore: PrincipalStore;
   readonly router: Router;
   readonly outbounds: OutboundSet;
   readonly inbounds: ProxyInbound[];
@@ -117,6 +123,9 @@ export class Engine {
       now: this.now,
       firstSequence: this.sequences.first,
     });
+    this.history = new FlowHistory(config.flows.history_size);
+    this.principalStore = new PrincipalStore(config.node.state_dir, (problem) => log.warn({ problem }, 'principals'));
+    this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));
     this.outbounds = buildOutbounds(config.outbounds);
@@ -281,17 +290,23 @@ export class Engine {
           tap((change) => {
             this.stats.observe(change);
             access.observe(change);
+            this.principals.observe(change);
           }),
           sampleRevisions(tick$),
-          map(flowEvent),
         )
-        .subscribe((event) => this.bus.publish(event)),
+        .subscribe((change) => {
+          const published = this.bus.publish(flowEvent(change));
+          if (change.kind === 'completed') {
+            this.history.add({ sequence: published.sequence, principal_key: change.auth.principal_key, record: change.record });
+          }
+        }),
     );
     this.wiring.add(
       tick$.subscribe(() => {
         this.bus.publish({ event_type: 'stats.sampled', payload: this.statsSnapshot() });
         this.sequences.keepAhead(this.bus.lastSequence);
         this.keeper.tick(this.sinks, this.bus.lastSequence);
+        this.principalStore.tick(this.principals, this.now());
       }),
     );
     // Restored before the inbounds open, so the first flows use the saved choices.
@@ -335,6 +350,13 @@ export class Engine {
     return keptMarks(this.sinks, this.bus.lastSequence);
   }
 
+  /** Starts every principal's since_reset window over, and keeps that at once. */
+  async resetPrincipals(): Promise<{ reset_at_unix_ms: number }> {
+    const reset = this.principals.reset(this.now());
+    await this.principalStore.saveNow(this.principals);
+    return reset;
+  }
+
   statsSnapshot(): ReturnType<FlowStats['snapshot']> {
     return this.stats.snapshot(this.table.records());
   }
@@ -358,6 +380,8 @@ export class Engine {
     const stoppedAt = this.now();
     this.bus.publish({ event_type: 'engine.stopped', payload: { stopped_at_unix_ms: stoppedAt, reason } });
     this.wiring.unsubscribe();
+    // Every flow has completed or been given up on: the counts are final for this run.
+    await this.principalStore.saveNow(this.principals);
     // After an apply in progress, so the sinks it starts are stopped too.
     await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
     await this.stores?.close();

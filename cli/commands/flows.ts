@@ -1,3 +1,4 @@
+import type { HistoryPage } from '../../actors/flows/flow-history.js';
 import type { FlowRecord } from '../../streams/contract.js';
 import { UsageError, EXIT } from '../exit-codes.js';
 import { age, bytes, printJson, table } from '../format.js';
@@ -29,6 +30,43 @@ async function listFlows(flags: ClientFlags): Promise<number> {
   return EXIT.ok;
 }
 
+/** The filters of `weir flows completed`, as the IPC operation flows.completed takes them. */
+export interface CompletedFlags extends ClientFlags {
+  limit?: number | undefined;
+  principal?: string | undefined;
+  outbound?: string | undefined;
+  outcome?: string | undefined;
+}
+
+async function listCompleted(flags: CompletedFlags): Promise<number> {
+  const request: Record<string, unknown> = { op: 'flows.completed' };
+  if (flags.limit !== undefined) request['limit'] = flags.limit;
+  // `--principal ''` asks for the flows without one.
+  if (flags.principal !== undefined) request['principal'] = flags.principal === '' ? null : flags.principal;
+  if (flags.outbound !== undefined) request['outbound'] = flags.outbound;
+  if (flags.outcome !== undefined) request['outcome'] = flags.outcome;
+  const page = (await callNode(flags, request)) as HistoryPage;
+  if (flags.json) printJson(page);
+  else if (page.flows.length === 0) process.stdout.write('no completed flows kept\n');
+  else {
+    const now = Date.now();
+    const headers = ['sequence', 'flow_id', 'principal', 'outcome', 'target', 'outbound', 'up', 'down', 'ended'];
+    const rows = page.flows.map((f) => [
+      String(f.sequence),
+      f.record.flow_id,
+      f.principal_key ?? '(none)',
+      f.record.result?.outcome ?? '-',
+      `${f.record.target.host}:${f.record.target.port}`,
+      f.record.path.outbound?.tag ?? '-',
+      bytes(f.record.traffic.bytes_up),
+      bytes(f.record.traffic.bytes_down),
+      `${age(now - (f.record.timing.ended_at_unix_ms ?? now))} ago`,
+    ]);
+    process.stdout.write(table(headers, rows));
+  }
+  return EXIT.ok;
+}
+
 async function closeFlow(flowId: string | undefined, flags: ClientFlags): Promise<number> {
   if (!flowId) throw new UsageError('usage: weir flows close <flow_id>');
   const result = await callNode(flags, { op: 'flows.close', flow_id: flowId });
@@ -37,10 +75,16 @@ async function closeFlow(flowId: string | undefined, flags: ClientFlags): Promis
   return EXIT.ok;
 }
 
-/** `weir flows [--json]` lists the active flows; `weir flows close <flow_id>` ends one (cancelled/manual). */
-export function flowsCommand(args: readonly string[], flags: ClientFlags): Promise<number> {
+/**
+ * `weir flows [--json]` lists the active flows; `weir flows completed` the recent
+ * completed ones, newest first; `weir flows close <flow_id>` ends one (cancelled/manual).
+ */
+export function flowsCommand(args: readonly string[], flags: CompletedFlags): Promise<number> {
   const [sub, flowId, ...rest] = args;
   if (sub === undefined) return listFlows(flags);
+  if (sub === 'completed' && flowId === undefined) return listCompleted(flags);
   if (sub === 'close' && rest.length === 0) return closeFlow(flowId, flags);
-  throw new UsageError('usage: weir flows [--json] | weir flows close <flow_id>');
+  throw new UsageError(
+    'usage: weir flows [--json] | weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME] | weir flows close <flow_id>',
+  );
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ControlError } from '../../actors/control/control-error.js';
-import type { ControlOps } from '../../actors/control/control-ops.js';
+import { HISTORY_PAGE, type ControlOps } from '../../actors/control/control-ops.js';
 import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../operation-bodies.js';
 import { parseBody } from '../parse-body.js';
 import { joinSlices } from '../../streams/records-json.js';
@@ -12,12 +12,15 @@ export type IpcControl = Pick<
   | 'stats'
   | 'flowSlices'
   | 'flow'
+  | 'completedFlows'
   | 'closeFlow'
   | 'select'
   | 'probe'
   | 'setMode'
   | 'runtime'
   | 'policies'
+  | 'principals'
+  | 'resetPrincipals'
   | 'sinks'
   | 'setLogLevel'
   | 'subscribe'
@@ -36,6 +39,16 @@ type Operation = (ops: IpcControl, body: Body) => unknown;
 const flowFields = z.object({ flow_id: nonEmpty });
 const selectFields = selectBody.extend({ selector: nonEmpty });
 const probeFields = z.object({ tag: nonEmpty });
+// Strict: a misspelt filter must not pass as absent and widen the answer.
+const completedFields = z.strictObject({
+  limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
+  before: z.union([z.number().int().min(0), nonEmpty]).optional(),
+  principal: nonEmpty.nullable().optional(),
+  outbound: nonEmpty.optional(),
+  outcome: nonEmpty.optional(),
+  since_unix_ms: z.number().int().min(0).optional(),
+  until_unix_ms: z.number().int().min(0).optional(),
+});
 const sinkFields = z.object({ sink: nonEmpty });
 const replayFields = replayBody.extend({ sink: nonEmpty });
 
@@ -47,6 +60,7 @@ function parsed<T>(schema: z.ZodType<T>, run: (ops: IpcControl, fields: T) => un
 /** Each IPC operation, as a thin call of the matching control operation. */
 const OPERATIONS: Record<string, Operation> = {
   'flows.list': async (ops) => new RawJson(await joinSlices(ops.flowSlices())),
+  'flows.completed': parsed(completedFields, (ops, f) => ops.completedFlows(f)),
   'flows.get': parsed(flowFields, (ops, f) => ops.flow(f.flow_id)),
   'flows.close': parsed(flowFields, (ops, f) => ops.closeFlow(f.flow_id)),
   select: parsed(selectFields, (ops, f) => ops.select(f.selector, f.member)),
@@ -54,6 +68,8 @@ const OPERATIONS: Record<string, Operation> = {
   mode: parsed(modeBody, (ops, f) => ops.setMode(f.mode, f.target)),
   status: (ops) => ops.runtime(),
   policies: (ops) => ops.policies(),
+  principals: (ops) => ops.principals(),
+  'principals.reset': (ops) => ops.resetPrincipals(),
   sinks: (ops) => ops.sinks(),
   log_level: parsed(logLevelBody, (ops, f) => ops.setLogLevel(f.level)),
   // ControlOps validates the config sections, for REST and IPC alike.

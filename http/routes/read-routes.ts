@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import { replayGapHeaders } from '../events/replay-gap.js';
+import { completedFlowsQuery, flowsState } from './completed-flows.js';
 import { listFlows } from './flow-listing.js';
 import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, typesParam } from '../query-params.js';
 
@@ -20,12 +21,18 @@ export function readRoutes(ops: ControlOps): Router {
   r.get('/stats', (_req, res) => {
     res.json(ops.stats());
   });
-  r.get('/flows', (req, res) => listFlows(ops, req, res));
+  r.get('/flows', async (req, res) => {
+    if (flowsState(req.query) === 'completed') res.json(ops.completedFlows(completedFlowsQuery(req.query)));
+    else await listFlows(ops, req, res);
+  });
   r.get('/flows/:flow_id', (req, res) => {
     res.json(ops.flow(req.params.flow_id));
   });
   r.get('/sinks', (_req, res) => {
     res.json({ sinks: ops.sinks() });
+  });
+  r.get('/principals', (_req, res) => {
+    res.json(ops.principals());
   });
   r.get('/policies', (_req, res) => {
     res.json({ policies: ops.policies() });

@@ -18,6 +18,9 @@ export function writeRoutes(ops: ControlOps): Router {
   r.post('/policies/:tag/probe', async (req, res) => {
     res.json(await ops.probe(req.params.tag));
   });
+  r.post('/principals/reset', async (_req, res) => {
+    res.json(await ops.resetPrincipals());
+  });
   r.put('/mode', (req, res) => {
     const { mode, target } = parseBody(modeBody, req.body);
     res.json(ops.setMode(mode, target));

@@ -46,7 +46,7 @@ test('fills every default of a minimal config', () => {
   assert.is(config.control.health_requires_key, true);
   assert.is(config.control.max_body_bytes, 1_048_576);
   assert.is(config.redis, undefined);
-  assert.equal(config.flows, { idle_timeout_s: 300, connect_timeout_ms: 10_000, handshake_timeout_ms: 10_000 });
+  assert.equal(config.flows, { idle_timeout_s: 300, connect_timeout_ms: 10_000, handshake_timeout_ms: 10_000, history_size: 1000 });
   assert.equal(config.inbounds, []);
   assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct', sniff: true, sniff_timeout_ms: 300, process_lookup: false });
   assert.equal(config.event_sinks, []);

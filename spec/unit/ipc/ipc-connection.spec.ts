@@ -35,6 +35,7 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     stats: () => STATS,
     flowSlices: async function* () {},
     flow: notHere,
+    completedFlows: notHere,
     closeFlow: (id) => {
       throw new ControlError('FLOW_NOT_FOUND', `no active flow "${id}"`);
     },
@@ -47,6 +48,8 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     setMode: notHere,
     runtime: notHere,
     policies: () => [],
+    principals: notHere,
+    resetPrincipals: notHere,
     sinks: () => [],
     setLogLevel: notHere,
     subscribe: (o) => resumeEvents(bus, () => [], { filter: typeFilter(o.types) }),
@@ -87,7 +90,7 @@ test('answers an unknown operation with UNSUPPORTED_OPERATION naming the known o
     type: 'error',
     code: 'UNSUPPORTED_OPERATION',
     message:
-      'unknown operation "flows.explode" (known: flows.list, flows.get, flows.close, select, policies.probe, mode, status, policies, sinks, log_level, config.apply, config.reload, sinks.dead_letters, sinks.replay)',
+      'unknown operation "flows.explode" (known: flows.list, flows.completed, flows.get, flows.close, select, policies.probe, mode, status, policies, principals, principals.reset, sinks, log_level, config.apply, config.reload, sinks.dead_letters, sinks.replay)',
     id: 'u',
   });
 });
