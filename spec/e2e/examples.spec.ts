@@ -11,15 +11,16 @@ import { runWeir } from '../support/weir-bin.js';
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'examples');
 const CONFIGS = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
 
-// The secrets the examples read from the environment, as an operator would export them.
-Object.assign(process.env, {
+// The secrets the examples read from the environment, as an operator would export them;
+// given to each command, not set in this process, where later specs would inherit them.
+const ENV = {
   WEIR_API_KEY: 'examples-api-key-not-a-secret',
   WEIR_PROXY_PASSWORD: 'examples-proxy-password',
   WEIR_UPSTREAM_PASSWORD: 'examples-upstream-password',
   WEIR_CUSTOMER_A_PASSWORD: 'examples-customer-password',
   WEIR_REDIS_URL: 'redis://127.0.0.1:6379/0',
   WEIR_WEBHOOK_TOKEN: 'examples-webhook-token',
-});
+};
 
 test('examples/ holds the four example configs', () => {
   assert.equal(CONFIGS.sort(), ['chains-and-groups.json', 'dashboard.json', 'fleet-redis-webhook.json', 'personal.json']);
@@ -28,8 +29,8 @@ test('examples/ holds the four example configs', () => {
 for (const name of CONFIGS) {
   test(`weir validate examples/${name} exits 0, and the file is in the form weir format writes`, async () => {
     const file = path.join(EXAMPLES, name);
-    assert.equal(await runWeir(['validate', file]), { code: 0, stdout: `${file}: valid\n`, stderr: '' });
-    const formatted = await runWeir(['format', file]);
+    assert.equal(await runWeir(['validate', file], 30_000, ENV), { code: 0, stdout: `${file}: valid\n`, stderr: '' });
+    const formatted = await runWeir(['format', file], 30_000, ENV);
     assert.equal([formatted.code, formatted.stdout], [0, fs.readFileSync(file, 'utf8')]);
   });
 }

@@ -12,10 +12,10 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs a one-shot `weir` command (validate, build-info, a run that must fail) to its end. */
-export function runWeir(args: readonly string[], timeoutMs = 30_000): Promise<CommandResult> {
+/** Runs a one-shot `weir` command (validate, build-info, a run that must fail) to its end; `env` adds to the environment. */
+export function runWeir(args: readonly string[], timeoutMs = 30_000, env: Record<string, string> = {}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WEIR_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WEIR_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     reap(child);
     let stdout = '';
     let stderr = '';

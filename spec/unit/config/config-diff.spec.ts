@@ -26,7 +26,7 @@ test('restartRequired names the changed sections that are not hot, and log.file'
   const next = parsed((raw) => {
     raw['node'].id = 'edge-fra-2';
     raw['inbounds'][0].port = 7891;
-    raw['log'] = { level: 'debug', file: './other.log' };
+    raw['log'] = { level: 'debug', file: './other.log', access: false };
     raw['route'].final = 'direct';
     raw['event_sinks'] = [];
   });
@@ -35,16 +35,16 @@ test('restartRequired names the changed sections that are not hot, and log.file'
   assert.equal(restartRequired(running, parsed(undefined, { ...EXAMPLE_ENV, ALICE_PW: 'changed' })), ['inbounds'], 'a user password');
 });
 
-test('withHotSections takes the hot sections and the log level, and keeps the rest as the node started', () => {
+test('withHotSections takes the hot sections, the log level and the access switch, and keeps the rest as the node started', () => {
   const running = parsed();
   const next = parsed((raw) => {
     raw['node'].id = 'edge-fra-2';
-    raw['log'] = { level: 'debug', file: './other.log' };
+    raw['log'] = { level: 'debug', file: './other.log', access: false };
     raw['route'].final = 'direct';
     raw['event_sinks'] = [];
   });
   const taken = withHotSections(running, next);
-  assert.equal([taken.node.id, taken.log, taken.route, taken.event_sinks], [running.node.id, { level: 'debug', file: running.log.file }, next.route, []]);
+  assert.equal([taken.node.id, taken.log, taken.route, taken.event_sinks], [running.node.id, { level: 'debug', file: running.log.file, access: false }, next.route, []]);
   assert.is(taken.inbounds, running.inbounds);
 });
 

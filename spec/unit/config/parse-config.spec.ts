@@ -40,7 +40,7 @@ test('fills every default of a minimal config', () => {
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   const { config } = result;
   assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state'), replay_ring: { max_events: 65_536, max_bytes: 33_554_432 } });
-  assert.equal(config.log, { level: 'info' });
+  assert.equal(config.log, { level: 'info', access: true });
   assert.is(config.control.listen, '127.0.0.1:9090');
   assert.is(config.control.ipc, path.join(BASE, 'state/weir.sock'));
   assert.is(config.control.health_requires_key, true);
