@@ -1,12 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { EVENT_TYPES } from '../../streams/contract.js';
 import { ConfigError } from './problems.js';
 
 /**
+ * What the built-in archive keeps: every event but the per-second `stats.sampled`
+ * (about 56 MB a day on an idle node; a live stream or a sink of its own takes it) and
+ * `flow.snapshot`, which no sink takes.
+ */
+export const DEFAULT_ARCHIVE_EVENTS = EVENT_TYPES.filter((t) => t !== 'stats.sampled' && t !== 'flow.snapshot');
+
+/**
  * The built-in config of `weir run` without a config file: a mixed inbound and the
- * control plane on loopback, direct and block outbounds, and a JSONL archive of all
- * events, everything kept in `stateDir`. The API key comes from `ensureApiKey`.
+ * control plane on loopback, direct and block outbounds, and a JSONL archive of the
+ * events but `stats.sampled`, everything kept in `stateDir`. The API key comes from `ensureApiKey`.
  */
 export function defaultConfig(stateDir: string): unknown {
   return {
@@ -18,7 +26,7 @@ export function defaultConfig(stateDir: string): unknown {
       { type: 'block', tag: 'block' },
     ],
     route: { mode: 'rule', rules: [], final: 'direct' },
-    event_sinks: [{ type: 'jsonl', tag: 'archive', path: path.join(stateDir, 'events.jsonl'), events: ['*'] }],
+    event_sinks: [{ type: 'jsonl', tag: 'archive', path: path.join(stateDir, 'events.jsonl'), events: [...DEFAULT_ARCHIVE_EVENTS] }],
   };
 }
 
