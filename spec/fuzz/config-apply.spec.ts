@@ -19,11 +19,12 @@ const doc = validDoc(stateDir);
 const sink = fc.oneof(
   fc.constant({ type: 'jsonl', tag: 'more', path: `${stateDir}/more.jsonl` }),
   fc.record({ type: fc.constantFrom('jsonl', 'webhook', 'redis', 'x'), tag: fc.oneof(fc.constantFrom('archive', 'more', ''), fc.string({ maxLength: 6 })), path: fc.oneof(fc.constant(`${stateDir}/s.jsonl`), fc.string({ maxLength: 12 })), events: fc.array(fc.constantFrom('*', 'flow.completed', 'nope'), { maxLength: 3 }) }, { requiredKeys: [] }),
+  fc.record({ type: fc.constant('webhook'), tag: fc.constantFrom('hook', 'archive'), url: fc.oneof(fc.constant('http://127.0.0.1:8080/in'), fc.string({ maxLength: 12 })), token: fc.constantFrom(`${SECRET}-token-0123456789`, `${SECRET}`, 7) }, { requiredKeys: ['type', 'token'] }),
   fc.jsonValue({ maxDepth: 2 }),
 );
 const value = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(doc['route'], doc['log'], doc['event_sinks'], { path: './hook.sock', timeout_ms: 500 }, { level: `${SECRET}-level` }),
+  fc.constantFrom(doc['route'], doc['log'], doc['event_sinks'], { path: './hook.sock', timeout_ms: 500 }),
   fc.array(sink, { maxLength: 3 }),
   fc.array(fc.oneof(fc.constantFrom('archive', 'more'), fc.jsonValue({ maxDepth: 1 })), { maxLength: 3 }),
 );
