@@ -101,6 +101,7 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   const backlogMemory = await probe.usedMemory();
 
   const deliverPath = path.join(dir, 'deliver.json');
+  fs.mkdirSync(path.join(dir, 'deliver'));
   fs.writeFileSync(deliverPath, JSON.stringify(deliverConfig(path.join(dir, 'deliver'), redis.url, receiver.url())));
   say(`starting ${WORKERS} weir deliver workers`);
   const drainStart = Date.now();
