@@ -55,6 +55,7 @@ export function deliverConfig(stateDir: string, redisUrl: string, receiverUrl: s
   return {
     node: { id: 'fleet-deliver', state_dir: stateDir },
     log: { level: 'warn' },
+    control: { listen: '127.0.0.1:0', api_key: API_KEY },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
     redis: { url: redisUrl },
