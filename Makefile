@@ -3,7 +3,7 @@ NODE_MODULES := node_modules/.package-lock.json
 GIT_HASH := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILD_PROFILE ?= release
 
-.PHONY: build run test test-unit test-e2e fuzz bench schema clean packages stamp
+.PHONY: build run test test-unit test-e2e fuzz bench fleet-sim schema clean packages stamp
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -49,6 +49,12 @@ fuzz: build
 
 bench: build
 	node dist/spec/bench/run.js
+
+# One Redis, FLEET_NODES nodes (20) with an external Webhook sink, two `weir deliver`
+# workers and a receiver on loopback, loaded by the native client; prints the fleet's
+# figures. FLEET_CONCURRENCY, FLEET_LOAD_MS, FLEET_IDLE_MS, FLEET_BACKLOG_MS tune it.
+fleet-sim: build
+	node dist/spec/bench/fleet-sim.js
 
 schema: build
 	node dist/actors/config/emit-json-schema.js > schema/weir.schema.json

@@ -26,7 +26,8 @@ export async function runLoad<J extends LoadJob>(
     return await new Promise<ResultOf<J>>((resolve, reject) => {
       timer = setTimeout(() => reject(new BenchChildError(`${job.kind} load did not finish in ${timeoutMs} ms`)), timeoutMs);
       let held: IdleResult | null = null;
-      child.once('exit', (code) => reject(new BenchChildError(`${job.kind} load exited (${code}) without a result: ${started.stderrTail().trim()}`)));
+      // 'close' comes after stdout is drained: an 'exit' can overtake the result line.
+      child.once('close', (code) => reject(new BenchChildError(`${job.kind} load exited (${code}) without a result: ${started.stderrTail().trim()}`)));
       lines.on('line', (text) => {
         let line: LoadLine;
         try {

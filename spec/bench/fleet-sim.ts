@@ -1,0 +1,198 @@
+// `make fleet-sim`: one Redis, FLEET_NODES weir nodes with an external Webhook sink, two
+// `weir deliver` workers and one acknowledging receiver, all on loopback; the native
+// load client spreads short connections over the nodes. Prints one table of the fleet's
+// figures (docs/fleet.md cites them), then `weir fleet` after two nodes were killed.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer } from '../support/redis-server.js';
+import { waitFor } from '../support/wait-for.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
+import { killAllNow } from './children.js';
+import { collectArrivals, delivered, type Arrival } from './fleet-arrivals.js';
+import { deliverConfig, FLEET_SINK, FLEET_TOKEN } from './fleet-config.js';
+import { archivedIds, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
+import { fleetJson, fleetTable, redisProbe, type RedisProbe } from './fleet-redis.js';
+import { formatReport, reportRows } from './fleet-report.js';
+import { weirLoadBinary } from './native-build.js';
+import { startOrigins } from './origins.js';
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const WORKERS = 2;
+const KILLED = 2;
+
+function setting(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`fleet-sim: ${name} takes a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const NODES = setting('FLEET_NODES', 20, KILLED + 1);
+/** Load clients' connections in flight per node. */
+const CONCURRENCY = setting('FLEET_CONCURRENCY', 2, 1);
+const LOAD_MS = setting('FLEET_LOAD_MS', 20_000, 1000);
+const IDLE_MS = setting('FLEET_IDLE_MS', 20_000, 1000);
+/** The short loads that leave a backlog: with no worker running, and with the receiver refusing. */
+const BACKLOG_MS = setting('FLEET_BACKLOG_MS', 3000, 500);
+/** Bound on every wait for deliveries; a killed node's backlog is in Redis already, so its wait is shorter. */
+const DELIVERY_WAIT_MS = 180_000;
+const KILLED_WAIT_MS = 60_000;
+
+const say = (line: string): void => console.log(`fleet-sim: ${line}`);
+
+/** Redis commands per second over an idle window of `ms`. */
+async function commandsPerSecond(probe: RedisProbe, ms: number): Promise<number> {
+  const [c0, t0] = [await probe.totalCommands(), performance.now()];
+  await sleep(ms);
+  const [c1, t1] = [await probe.totalCommands(), performance.now()];
+  return (c1 - c0) / ((t1 - t0) / 1000);
+}
+
+/** Waits until the nodes' presences show `total` pending events on the sink; false if they do not within 20 s. */
+async function presencesShow(redisUrl: string, total: number): Promise<boolean> {
+  const pendingNow = async (): Promise<number> =>
+    (await fleetJson(redisUrl)).reduce((sum, m) => sum + (m.presence?.sinks.find((s) => s.tag === FLEET_SINK)?.pending ?? 0), 0);
+  return waitFor(async () => (await pendingNow()) === total, 20_000, `${total} pending in the presences`, 1000).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<string> {
+  const binary = weirLoadBinary(REPO);
+  const redis = await startRedisServer();
+  cleanups.push(() => redis.close());
+  const probe = redisProbe(redis.url);
+  cleanups.push(async () => probe.close());
+  const origins = await startOrigins(binary);
+  cleanups.push(() => origins.close());
+  const receiver = await startWebhookReceiver(FLEET_TOKEN);
+  cleanups.push(() => receiver.close());
+  const arrivals = new Map<string, Arrival>();
+  let read = 0;
+  const allArrived = (ids: readonly string[], what: string, timeoutMs = DELIVERY_WAIT_MS): Promise<unknown> =>
+    waitFor(() => {
+      read = collectArrivals(arrivals, receiver.requests(), read);
+      return ids.every((id) => arrivals.has(id));
+    }, timeoutMs, what, 250);
+  const archivedAll = (nodes: readonly FleetNode[]): string[] => nodes.flatMap(archivedIds);
+
+  const emptyMemory = await probe.usedMemory();
+  say(`starting ${NODES} nodes`);
+  const nodes = await startFleetNodes(NODES, dir, redis.url, receiver.url());
+  cleanups.push(() => stopFleetNodes(nodes));
+  await waitFor(async () => (await fleetJson(redis.url)).filter((m) => m.state === 'up').length === NODES, 30_000, 'every node up in weir fleet', 1000);
+  await sleep(3000);
+  const idleMemory = await probe.usedMemory();
+  say(`idle for ${IDLE_MS} ms`);
+  const idleCommands = await commandsPerSecond(probe, IDLE_MS);
+
+  say(`backlog: ${BACKLOG_MS} ms of load with no worker running`);
+  await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
+  const backlog = archivedAll(nodes);
+  if (!(await presencesShow(redis.url, backlog.length))) say(`the presences did not show ${backlog.length} pending within 20 s; the figure counts the archives`);
+  const backlogMemory = await probe.usedMemory();
+
+  const deliverPath = path.join(dir, 'deliver.json');
+  fs.mkdirSync(path.join(dir, 'deliver'));
+  fs.writeFileSync(deliverPath, JSON.stringify(deliverConfig(path.join(dir, 'deliver'), redis.url, receiver.url())));
+  say(`starting ${WORKERS} weir deliver workers`);
+  const drainStart = Date.now();
+  const workers: DeliverProcess[] = [];
+  cleanups.push(async () => void (await Promise.all(workers.map((w) => w.stop()))));
+  for (let i = 0; i < WORKERS; i += 1) workers.push(await startDeliver(deliverPath, `${nodes[0]!.id}/${FLEET_SINK}`));
+  await allArrived(backlog, 'the backlog delivered');
+  const drain = delivered(arrivals.values(), drainStart);
+  await sleep(3000);
+  say(`idle with the workers for ${IDLE_MS} ms`);
+  const idleCommandsWithWorkers = await commandsPerSecond(probe, IDLE_MS);
+
+  say(`load: ${LOAD_MS} ms, ${CONCURRENCY} connections per node`);
+  const loadStart = Date.now();
+  const load = await spreadLoad(binary, origins, nodes, CONCURRENCY, LOAD_MS);
+  await allArrived(archivedAll(nodes), 'the load delivered');
+  const ofLoad = delivered(arrivals.values(), loadStart);
+
+  const fleetBefore = await fleetJson(redis.url);
+  const victims = nodes.slice(-KILLED);
+  say(`receiver refusing; ${BACKLOG_MS} ms of load, then kill -9 of ${victims.map((v) => v.id).join(', ')}`);
+  receiver.respond(() => ({ status: 503 }));
+  await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
+  const killedAt = Date.now();
+  await Promise.all(victims.map((v) => v.node.kill9()));
+  const fleetAtKill = await fleetJson(redis.url);
+  receiver.respond(() => ({ status: 200 }));
+  const victimIds = new Set(victims.map((v) => v.id));
+  const staleAfterMs = await waitFor(
+    async () => (await fleetJson(redis.url)).filter((m) => victimIds.has(m.node_id) && m.state === 'stale').length === KILLED,
+    30_000,
+    'the killed nodes stale',
+    500,
+  ).then(
+    () => Date.now() - killedAt,
+    () => null,
+  );
+  const fleetAfter = await fleetJson(redis.url);
+  const table = await fleetTable(redis.url);
+  const killedArchive = archivedAll(victims);
+  await allArrived(killedArchive, "the killed nodes' events delivered", KILLED_WAIT_MS).catch(() => say(`not every event of the killed nodes arrived within ${KILLED_WAIT_MS} ms`));
+
+  const report = formatReport(
+    reportRows({
+      nodes: NODES,
+      workers: WORKERS,
+      concurrency: CONCURRENCY,
+      loadMs: LOAD_MS,
+      idleMs: IDLE_MS,
+      idleBytesPerNode: (idleMemory - emptyMemory) / NODES,
+      idleCommandsPerNode: idleCommands / NODES,
+      idleCommandsPerNodeWithWorkers: idleCommandsWithWorkers / NODES,
+      pending: backlog.length,
+      bytesPerPending: backlog.length > 0 ? (backlogMemory - idleMemory) / backlog.length : Number.NaN,
+      drain,
+      load,
+      delivered: ofLoad,
+      killed: victims.map((v) => v.id),
+      fleetBefore,
+      fleetAtKill,
+      fleetAfter,
+      staleAfterMs,
+      killedArchived: killedArchive.length,
+      killedDelivered: killedArchive.filter((id) => arrivals.has(id)).length,
+    }),
+  );
+  return `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}`;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-fleet-sim-'));
+  process.once('exit', () => {
+    killAllNow();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  say(`${new Date().toISOString()}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), node ${process.version}`);
+  if (os.cpus().length < NODES / 4) say(`${NODES} nodes on ${os.cpus().length} CPUs: the figures per second measure the machine's limit; those per node at idle hold`);
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    console.log(`\n${await simulate(dir, cleanups)}`);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => say(`cleanup: ${String(error)}`));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('fleet-sim failed:', error);
+    process.exit(1);
+  },
+);
