@@ -1,6 +1,11 @@
 import { spawn } from 'node:child_process';
 import { reap } from './child-reaper.js';
-import type { CommandResult } from './weir-bin.js';
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export interface RunOptions {
   cwd?: string;
