@@ -1,7 +1,6 @@
 import type { FlowResult } from '../../streams/contract.js';
 import { relayFailure, type FlowFailureError } from '../errors/flow-failure.js';
 import type { FlowActor } from './flow-actor.js';
-import type { OpenedFlow } from './flow-opener.js';
 
 /** A flow a rule (or the IPC hook) refused. */
 export const BLOCKED: FlowResult = { outcome: 'blocked', close_reason: null, failure: null };
@@ -21,7 +20,7 @@ export function cancelledWhileOpening(actor: FlowActor): FlowResult {
  * `failed`/`upstream_error` when the remote broke the relay, else the relayed outcome
  * with `idle_timeout` or no close reason.
  */
-export function relayResult(flow: OpenedFlow, remoteError: Error | null): FlowResult {
+export function relayResult(flow: { actor: FlowActor; outbound: { chained: boolean } }, remoteError: Error | null): FlowResult {
   const { actor, outbound } = flow;
   if (actor.closeRequest === 'manual') return { outcome: 'cancelled', close_reason: 'manual', failure: null };
   if (remoteError && !actor.closeRequest) {

@@ -1,6 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FlowAuth } from '../../streams/contract.js';
-import type { Socks5User } from './socks5-handshake.js';
+
+/** A configured account; `password` is the revealed secret. `principal` overrides the username as principal_key. */
+export interface Socks5User {
+  username: string;
+  password: string;
+  principal?: string;
+}
 
 /**
  * Finds the account for a username/password pair. The password is compared even for

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { TagProtocol } from '../../streams/contract.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
-import type { Socks5User } from './socks5-handshake.js';
+import type { Socks5User } from './credentials.js';
 
 /** What one inbound's protocol handlers need. */
 export interface InboundEnv {

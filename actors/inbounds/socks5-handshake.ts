@@ -1,18 +1,11 @@
 import type { Duplex } from 'node:stream';
 import type { FlowAuth } from '../../streams/contract.js';
-import { NO_AUTH, userAuth, verifyUser } from './credentials.js';
+import { NO_AUTH, userAuth, verifyUser, type Socks5User } from './credentials.js';
 import { extend } from '../flows/revise.js';
 import { HandshakeError } from './handshake-error.js';
 import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, targetHost, type SocksTarget } from './socks5-wire.js';
 
 export { SOCKS5_REPLY } from './socks5-wire.js';
-
-/** A configured account; `password` is the revealed secret. `principal` overrides the username as principal_key. */
-export interface Socks5User {
-  username: string;
-  password: string;
-  principal?: string;
-}
 
 export interface Socks5Request {
   command: 'connect' | 'udp_associate';

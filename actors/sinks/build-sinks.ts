@@ -1,28 +1,10 @@
-import type { Logger } from 'pino';
-import type { BusEvent } from '../../streams/contract.js';
-import type { EventBus } from '../../streams/event-bus.js';
 import type { SinkConfig } from '../config/schema.js';
-import type { LeasedOutbox } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
-import type { StopDeadline } from '../engine/stop-deadline.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
 import { readConnectorState } from './connector-state-file.js';
 import { JsonlSink } from './jsonl-sink.js';
+import type { SinkDeps } from './sink-deps.js';
 
-export interface SinkDeps {
-  nodeId: string;
-  /** Where the node saves its connector state (connector-state-file.ts). */
-  stateDir: string;
-  bus: EventBus;
-  openOutbox: (sink: string) => Promise<LeasedOutbox>;
-  /** The node's Redis, whose sink queues BullMQ workers deliver; null without `redis`. */
-  redis: { url: string; onError: (err: Error) => void } | null;
-  publish: (event: BusEvent) => void;
-  /** The node's stop deadline: what a sink's stop waits for on Redis or a receiver ends by it. */
-  deadline: StopDeadline;
-  /** The node's logger: a sink logs its delivery trouble there. */
-  log: Logger;
-}
 
 /**
  * Builds one sink per `event_sinks[]` entry, keyed on its `type`. `previous` is the

@@ -1,7 +1,7 @@
 import type { WebhookSinkConfig } from '../config/schema.js';
 import type { LeasedOutbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
-import type { SinkDeps } from '../sinks/build-sinks.js';
+import type { SinkDeps } from '../sinks/sink-deps.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
 import { sinkKeys } from '../outbox/bullmq-keys.js';
