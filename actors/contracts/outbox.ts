@@ -144,8 +144,21 @@ export type EntrySettlement =
   | { kind: 'retry'; error: string; notBeforeUnixMs: number }
   | { kind: 'dead'; error: string };
 
-/** Delivers one entry (a Redis outbox's processor): resolves with what becomes of it, never rejects. */
-export type DeliverEntry = (entry: OutboxEntry) => Promise<EntrySettlement>;
+/**
+ * Delivers the entries of one Redis outbox job together (a BullMQ processor): resolves
+ * with what becomes of all of them, never rejects.
+ */
+export type DeliverEntries = (entries: OutboxEntry[]) => Promise<EntrySettlement>;
+
+/** How a sink's outbox is opened. */
+export interface OutboxOpenOptions {
+  /**
+   * The most entries one delivery request carries. The Redis store keeps the entries
+   * of one append in jobs of up to this many, which its workers deliver together; the
+   * embedded store leases entry by entry and ignores it. @defaultValue 1
+   */
+  batchSize?: number;
+}
 
 /** Node-wide limits of the outbox (config `outbox`). */
 export interface OutboxLimits {
@@ -158,7 +171,7 @@ export interface OutboxLimits {
 /** One store per node; it opens the outbox of each sink. */
 export interface OutboxStore<O extends Outbox = Outbox> {
   readonly kind: OutboxState['outbox_storage']['store'];
-  open(sink: string): Promise<O>;
+  open(sink: string, opts?: OutboxOpenOptions): Promise<O>;
   /** New limits (config reload); the next append is checked against them. */
   setLimits(limits: OutboxLimits): void;
   /** Closes every outbox it opened, then the store. */

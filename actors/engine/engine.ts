@@ -10,6 +10,7 @@ import { shownChanges, sinkChanges, type SinkChanges } from './sink-changes.js';
 import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
+import type { OutboxOpenOptions } from '../contracts/outbox.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { AccessLog } from '../flows/access-log.js';
 import { FlowHistory } from '../flows/flow-history.js';
@@ -168,7 +169,7 @@ export class Engine {
       nodeId: this.current.node.id,
       stateDir: this.current.node.state_dir,
       bus: this.bus,
-      openOutbox: (sink) => this.openOutbox(sink),
+      openOutbox: (sink, opts) => this.openOutbox(sink, opts),
       // Each reconnect attempt errs; an outage and its end are logged once each (openOutbox).
       redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
@@ -246,7 +247,7 @@ export class Engine {
    * tags start side by side, and a second opening would claim the node id on Redis
    * against the first. One that failed (the id in use) is tried again by the next start.
    */
-  private async openOutbox(sink: string): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
+  private async openOutbox(sink: string, opts?: OutboxOpenOptions): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
     const publish = (code: string, message: string): unknown => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
     const warn = (code: string) => (message: string) => {
       this.opts.log.warn({ code }, message);
@@ -270,7 +271,7 @@ export class Engine {
         throw err;
       },
     );
-    return (await this.storesOpening).open(sink);
+    return (await this.storesOpening).open(sink, opts);
   }
 
   async start(): Promise<void> {

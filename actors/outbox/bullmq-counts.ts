@@ -3,46 +3,84 @@ import { isOutOfMemory } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 import { OwedCounters } from './owed-counters.js';
 
-/** The field of a job's hash that says its delivery is counted. */
+/** The fields of a job's hash: its delivery is counted; its dead letters are counted; how many of its events the embedded store counted. */
 const COUNTED_FIELD = 'weir_delivered';
+const DEAD_FIELD = 'weir_dead';
+const CLAIMED_FIELD = 'weir_claimed';
 
 /**
- * Counts each delivered job unless its hash says it was counted, and takes its bytes
- * and its `enqueued` member away in the same script.
- * KEYS: state hash, enqueued, then the job hashes; ARGV: counted field, then job id and
- * bytes for each job.
+ * Counts each delivered job unless its hash says it was counted: its events as
+ * delivered (less those the embedded store claimed), and out of `pending` (or of
+ * `dead_letters`, for a job counted dead whose move to the failed set never happened);
+ * its bytes and its `enqueued` member go in the same script.
+ * KEYS: state hash, enqueued, then the job hashes; ARGV: the fields counted, dead and
+ * claimed, then job id, bytes and events for each job.
  */
 const COUNT_DELIVERED = `
-local delivered, bytes = 0, 0
+local delivered, bytes, pending, dead = 0, 0, 0, 0
 for i = 3, #KEYS do
-  local id, size = ARGV[2 * (i - 2)], tonumber(ARGV[2 * (i - 2) + 1])
+  local a = 3 * (i - 3) + 4
+  local id, size, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('HSETNX', KEYS[i], ARGV[1], '1') == 1 then
-    delivered = delivered + 1
+    delivered = delivered + n - tonumber(redis.call('HGET', KEYS[i], ARGV[3]) or '0')
     bytes = bytes + size
+    if redis.call('HEXISTS', KEYS[i], ARGV[2]) == 1 then dead = dead + n else pending = pending + n end
     redis.call('ZREM', KEYS[2], id)
   end
 end
-if delivered > 0 then
-  redis.call('HINCRBY', KEYS[1], 'total_delivered', delivered)
-  redis.call('HINCRBY', KEYS[1], 'bytes', -bytes)
+-- Lua writes a negated 0 as '-0', which HINCRBY refuses.
+for field, n in pairs({total_delivered = delivered, bytes = -bytes, pending = -pending, dead_letters = -dead}) do
+  if n ~= 0 then redis.call('HINCRBY', KEYS[1], field, n) end
 end
 return delivered`;
 
 /**
- * Marks each job as counted (1), or tells it was counted already (0); a job Redis does
- * not hold has no copy to count (1). KEYS: the job hashes; ARGV: the counted field.
+ * A failed attempt of a job's events: total_failed and last_error; a dead letter moves
+ * them from `pending` to `dead_letters` once per job, and leaves `enqueued`.
+ * KEYS: state hash, enqueued, job hash; ARGV: events, last_error, dead (1/0), job id, dead field.
+ */
+const COUNT_FAILED = `
+redis.call('HINCRBY', KEYS[1], 'total_failed', ARGV[1])
+redis.call('HSET', KEYS[1], 'last_error', ARGV[2])
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 and redis.call('HSETNX', KEYS[3], ARGV[5], '1') == 1 then
+  redis.call('HINCRBY', KEYS[1], 'pending', -tonumber(ARGV[1]))
+  redis.call('HINCRBY', KEYS[1], 'dead_letters', ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[4])
+end`;
+
+/**
+ * For each event: marks it counted on its job's hash (1), or tells its job was counted
+ * already (0); a job Redis does not hold has no copy to count (1).
+ * KEYS: the job hash of each event; ARGV: the fields counted and claimed, then the event ids.
  */
 const CLAIM_COUNTS = `
 local out = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('EXISTS', key) == 0 then out[i] = 1 else out[i] = redis.call('HSETNX', key, ARGV[1], '1') end
+  if redis.call('EXISTS', key) == 0 then
+    out[i] = 1
+  elseif redis.call('HEXISTS', key, ARGV[1]) == 1 or redis.call('HSETNX', key, 'c:' .. ARGV[i + 2], '1') == 0 then
+    out[i] = 0
+  else
+    redis.call('HINCRBY', key, ARGV[2], 1)
+    out[i] = 1
+  end
 end
 return out`;
 
-/** For each job id: true when the caller's copy of the event is the one to count (see SpillOutbox.maybeInBoth). */
-export async function claimCounts(redis: Redis, keys: SinkKeys, jobIds: readonly string[]): Promise<boolean[]> {
-  const found = (await redis.eval(CLAIM_COUNTS, jobIds.length, ...jobIds.map((id) => keys.base + id), COUNTED_FIELD)) as number[];
+/**
+ * For each event id, with the id of the job that holds it: true when the caller's copy
+ * of the event is the one to count (see SpillOutbox.maybeInBoth).
+ */
+export async function claimCounts(redis: Redis, keys: SinkKeys, events: readonly { id: string; jobId: string }[]): Promise<boolean[]> {
+  const found = (await redis.eval(CLAIM_COUNTS, events.length, ...events.map((e) => keys.base + e.jobId), COUNTED_FIELD, CLAIMED_FIELD, ...events.map((e) => e.id))) as number[];
   return found.map((n) => n === 1);
+}
+
+/** A job as the counters see it. */
+export interface CountedJob {
+  jobId: string;
+  bytes: number;
+  events: number;
 }
 
 /**
@@ -55,7 +93,7 @@ export async function claimCounts(redis: Redis, keys: SinkKeys, jobIds: readonly
  */
 export class DeliveryCounts {
   private readonly owed = new OwedCounters();
-  private due: { jobId: string; bytes: number }[] = [];
+  private due: CountedJob[] = [];
   private flushing: Promise<void> | null = null;
 
   constructor(
@@ -67,8 +105,8 @@ export class DeliveryCounts {
    * Counts a delivered job. The counts asked for in one turn of the event loop (the jobs
    * of one request, settled together) go to Redis in one script.
    */
-  delivered(jobId: string, bytes: number): Promise<void> {
-    this.due.push({ jobId, bytes });
+  delivered(job: CountedJob): Promise<void> {
+    this.due.push(job);
     this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
     return this.flushing;
   }
@@ -77,22 +115,31 @@ export class DeliveryCounts {
     const jobs = this.due.splice(0);
     this.flushing = null;
     const keys = [this.keys.state, this.keys.enqueued, ...jobs.map((j) => this.keys.base + j.jobId)];
+    const args = jobs.flatMap((j) => [j.jobId, j.bytes, j.events]);
     try {
-      await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, ...jobs.flatMap((j) => [j.jobId, j.bytes]));
+      await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, DEAD_FIELD, CLAIMED_FIELD, ...args);
     } catch (err) {
       if (!isOutOfMemory(err)) throw err;
-      const bytes = jobs.reduce((n, j) => n + j.bytes, 0);
-      await this.owed.write(this.redis, this.keys.state, { total_delivered: jobs.length, bytes: -bytes });
+      const sum = (f: (j: CountedJob) => number): number => jobs.reduce((n, j) => n + f(j), 0);
+      await this.owed.write(this.redis, this.keys.state, { total_delivered: sum((j) => j.events), bytes: -sum((j) => j.bytes), pending: -sum((j) => j.events) });
       return;
     }
     if (this.owed.any) await this.owed.write(this.redis, this.keys.state, {});
   }
 
-  /** A failed attempt: total_failed and last_error; a dead letter leaves the pending entries' `enqueued` too. */
-  async failed(error: string, atUnixMs: number, deadJobId: string | null): Promise<void> {
-    await this.owed.write(this.redis, this.keys.state, { total_failed: 1 }, (m) => {
-      m.hset(this.keys.state, 'last_error', JSON.stringify({ message: error, at_unix_ms: atUnixMs }));
-      if (deadJobId !== null) m.zrem(this.keys.enqueued, deadJobId);
-    });
+  /** A failed attempt of a job's events; `dead` when they are dead letters now. */
+  async failed(job: CountedJob, error: string, atUnixMs: number, dead: boolean): Promise<void> {
+    const lastError = JSON.stringify({ message: error, at_unix_ms: atUnixMs });
+    try {
+      await this.redis.eval(COUNT_FAILED, 3, this.keys.state, this.keys.enqueued, this.keys.base + job.jobId, job.events, lastError, dead ? 1 : 0, job.jobId, DEAD_FIELD);
+    } catch (err) {
+      if (!isOutOfMemory(err)) throw err;
+      await this.owed.write(this.redis, this.keys.state, { total_failed: job.events, ...(dead && { pending: -job.events, dead_letters: job.events }) });
+      return;
+    }
+    if (this.owed.any) await this.owed.write(this.redis, this.keys.state, {});
   }
 }
+
+/** The marks a replay takes off a dead job's hash, so its next delivery or death counts again. */
+export const REPLAY_CLEARS = [DEAD_FIELD] as const;

@@ -1,31 +1,71 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DeadLetter } from '../contracts/outbox.js';
-import { toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
-import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
+import type { DeadLetter, OutboxAppend } from '../contracts/outbox.js';
+import { REPLAY_CLEARS } from './bullmq-counts.js';
+import { eventsOf, jobData, jobOpts, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { replayJobIdFor, type SinkKeys } from './bullmq-keys.js';
 
 type OutboxQueue = Queue<JobData, string, string>;
 
-/** A Redis outbox's dead letters are BullMQ's failed set (UnrecoverableError, removeOnFail off), oldest first. */
+/** A Redis outbox's dead letters: the events of BullMQ's failed set (UnrecoverableError, removeOnFail off), oldest first. */
 export async function listBullmqDeadLetters(queue: OutboxQueue, limit: number): Promise<DeadLetter[]> {
+  // Every job holds at least one event: `limit` jobs hold enough.
   const jobs = (await queue.getJobs(['failed'], 0, limit - 1, true)) as OutboxJob[];
-  return jobs.map((job) => ({ ...toEntry(job), error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }));
+  return jobs.flatMap((job) => toEntries(job).map((e) => ({ ...e, error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }))).slice(0, limit);
 }
 
 /**
  * Makes dead letters pending again (all, or those of `ids`), attempts at 0, stamped
- * with the replay's time; each is back among the `enqueued` members with its append time.
+ * with the replay's time, and back among the `enqueued` members with their append time.
+ * A job whose events are all chosen is retried; the chosen events of a job that keeps
+ * others go out as a job of their own, and the job keeps the rest.
  */
 export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: Redis, keys: SinkKeys, ids?: readonly string[]): Promise<number> {
   const failed = (await queue.getJobs(['failed'], 0, -1, true)) as OutboxJob[];
-  const wanted = ids ? new Set(ids.map(jobIdFor)) : null;
-  const chosen = failed.filter((job) => !wanted || wanted.has(job.id!));
+  const wanted = ids ? new Set(ids) : null;
   const now = Date.now();
-  for (const job of chosen) {
-    // Data first: a crash before the retry leaves a dead letter that a new replay restamps.
-    await job.updateData({ ...job.data, replayed_at_unix_ms: now });
-    await job.retry('failed', { resetAttemptsMade: true });
-    await redis.zadd(keys.enqueued, 'NX', job.timestamp, job.id!);
+  let replayed = 0;
+  for (const job of failed) {
+    const events = eventsOf(job.data);
+    const chosen = wanted ? events.filter((e) => wanted.has(e.id)) : events;
+    if (chosen.length === 0) continue;
+    const counted = (jobId: string): Promise<unknown> =>
+      redis
+        .multi()
+        .hdel(keys.base + jobId, ...REPLAY_CLEARS)
+        .zadd(keys.enqueued, 'NX', job.timestamp, jobId)
+        .hincrby(keys.state, 'pending', chosen.length)
+        .hincrby(keys.state, 'dead_letters', -chosen.length)
+        .exec();
+    if (chosen.length === events.length) await replayWhole(job, events, now, counted);
+    else await replayApart(queue, job, events, chosen, now, counted);
+    replayed += chosen.length;
   }
-  return chosen.length;
+  return replayed;
+}
+
+/**
+ * Counted before the retry: a worker may deliver the job as soon as it is back, and its
+ * count must find the dead mark gone and the events pending.
+ */
+async function replayWhole(job: OutboxJob, events: OutboxAppend[], now: number, counted: (jobId: string) => Promise<unknown>): Promise<void> {
+  await job.updateData(jobData(events, now));
+  await counted(job.id!);
+  await job.retry('failed', { resetAttemptsMade: true });
+}
+
+async function replayApart(
+  queue: OutboxQueue,
+  job: OutboxJob,
+  events: OutboxAppend[],
+  chosen: OutboxAppend[],
+  now: number,
+  counted: (jobId: string) => Promise<unknown>,
+): Promise<void> {
+  const id = replayJobIdFor(chosen[0]!.id, now.toString(36));
+  // Added first: a crash before the rest is written back leaves the chosen ones delivered and dead, never neither.
+  await queue.add('envelope', jobData(chosen, now), jobOpts(id, job.timestamp));
+  const kept = new Set(chosen.map((e) => e.id));
+  await job.updateData(jobData(events.filter((e) => !kept.has(e.id)), job.data.replayed_at_unix_ms));
+  await counted(id);
 }

@@ -1,8 +1,8 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { DeliverEntry } from '../contracts/outbox.js';
+import type { DeliverEntries } from '../contracts/outbox.js';
 import { DeliveryCounts } from './bullmq-counts.js';
-import { RetryAt, toEntry, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { bytesOf, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 export interface BullmqDeliveryOptions {
@@ -10,7 +10,7 @@ export interface BullmqDeliveryOptions {
   url: string;
   /** The sink's queue (bullmq-keys.ts): any node's, so a process apart from the node can deliver it. */
   keys: SinkKeys;
-  deliver: DeliverEntry;
+  deliver: DeliverEntries;
   /** Jobs the worker holds at once: the batch size times the requests in flight. */
   concurrency: number;
   /** Told of the worker's and the counters' connection errors; BullMQ reconnects by itself. */
@@ -27,11 +27,11 @@ export interface BullmqDeliveryOptions {
 }
 
 /**
- * Delivers a sink's Redis outbox with a BullMQ Worker: BullMQ moves each job to active
- * under the worker's lock, renews the lock, gives a dead worker's jobs back (stalled-job
- * recovery), and holds a retried job in its delayed set until the time the delivery
- * asked for (the `retry-at` backoff). A dead letter is a job failed with
- * UnrecoverableError, kept in BullMQ's failed set. What weir adds is the counters
+ * Delivers a sink's Redis outbox with a BullMQ Worker, the events of a job together:
+ * BullMQ moves each job to active under the worker's lock, renews the lock, gives a
+ * dead worker's jobs back (stalled-job recovery), and holds a retried job in its
+ * delayed set until the time the delivery asked for (the `retry-at` backoff). A dead
+ * letter is a job failed with UnrecoverableError, kept in BullMQ's failed set. What weir adds is the counters
  * (DeliveryCounts). Any number of these may run on one queue, in the node or in
  * `weir deliver` processes.
  */
@@ -60,13 +60,15 @@ export class BullmqDelivery {
     this.worker.on('error', onError);
   }
 
-  private async process(job: OutboxJob, deliver: DeliverEntry): Promise<string> {
-    const settled = await deliver(toEntry(job));
+  private async process(job: OutboxJob, deliver: DeliverEntries): Promise<string> {
+    const entries = toEntries(job);
+    const settled = await deliver(entries);
+    const counted = { jobId: job.id!, bytes: bytesOf(entries), events: entries.length };
     if (settled.kind === 'ack') {
-      await this.counts.delivered(job.id!, Buffer.byteLength(job.data.body));
+      await this.counts.delivered(counted);
       return 'delivered';
     }
-    await this.counts.failed(settled.error, Date.now(), settled.kind === 'dead' ? job.id! : null);
+    await this.counts.failed(counted, settled.error, Date.now(), settled.kind === 'dead');
     throw settled.kind === 'retry' ? new RetryAt(settled.error, settled.notBeforeUnixMs) : new UnrecoverableError(settled.error);
   }
 

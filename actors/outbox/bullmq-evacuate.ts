@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { OutboxAppend } from '../contracts/outbox.js';
-import type { JobData } from './bullmq-jobs.js';
+import { bytesOf, eventsOf, type JobData } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 /**
@@ -23,7 +23,8 @@ end`;
  * worker its next job writes first and is refused then, while removals are not, so the
  * jobs are read, kept by `into`, and deleted, which frees Redis for the fleet. A crash
  * between the two steps leaves an event in both stores, delivered twice under one
- * event_id. Moved entries start over at attempts 0, due at once.
+ * event_id. Moved entries start over at attempts 0, due at once. `max` counts jobs; the
+ * result counts events.
  */
 export async function evacuateWaiting(
   redis: Redis,
@@ -38,10 +39,11 @@ export async function evacuateWaiting(
   const read = await redis.pipeline(ids.map((id) => ['hget', keys.base + id, 'data'])).exec();
   const moved = ids.flatMap((id, i) => {
     const data = read?.[i]?.[1];
-    return typeof data === 'string' ? [{ id, data: JSON.parse(data) as JobData }] : [];
+    return typeof data === 'string' ? [{ id, events: eventsOf(JSON.parse(data) as JobData) }] : [];
   });
-  if (moved.length === 0) return { moved: 0, bytes: 0 };
-  await into(moved.map(({ data }) => ({ id: data.event_id, sequence: data.sequence, body: data.body })));
+  const events = moved.flatMap((m) => m.events);
+  if (events.length === 0) return { moved: 0, bytes: 0 };
+  await into(events);
   await redis.eval(REMOVE_WAITING, 3, `${keys.base}wait`, `${keys.base}delayed`, keys.enqueued, keys.base, ...moved.map((m) => m.id));
-  return { moved: moved.length, bytes: moved.reduce((n, m) => n + Buffer.byteLength(m.data.body), 0) };
+  return { moved: events.length, bytes: bytesOf(events) };
 }

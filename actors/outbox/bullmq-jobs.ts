@@ -1,8 +1,18 @@
 import type { Job, JobsOptions } from 'bullmq';
 import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 
-/** What a sink's BullMQ job carries: one envelope. */
+/**
+ * What a sink's BullMQ job carries: the envelopes of one append, in bus order, up to the
+ * sink's batch_size. They are delivered in one request and settled together, so under a
+ * backlog BullMQ moves one job per request instead of one per event.
+ */
 export interface JobData {
+  events: OutboxAppend[];
+  replayed_at_unix_ms: number | null;
+}
+
+/** A job written by a weir that kept one envelope per job, delivered as a job of one. */
+interface SingleEventData {
   event_id: string;
   sequence: number;
   body: string;
@@ -27,8 +37,18 @@ export function isOutOfMemory(err: unknown): boolean {
   return [message, ...(previousErrors ?? []).map((e) => e.message)].some((m) => m?.startsWith('OOM '));
 }
 
-export function jobData(e: OutboxAppend): JobData {
-  return { event_id: e.id, sequence: e.sequence, body: e.body, replayed_at_unix_ms: null };
+export function jobData(events: readonly OutboxAppend[], replayedAtUnixMs: number | null = null): JobData {
+  return { events: events.map(({ id, sequence, body }) => ({ id, sequence, body })), replayed_at_unix_ms: replayedAtUnixMs };
+}
+
+/** The envelopes of a job's data, whichever shape it was written in. */
+export function eventsOf(data: JobData | SingleEventData): OutboxAppend[] {
+  if ('events' in data) return data.events;
+  return [{ id: data.event_id, sequence: data.sequence, body: data.body }];
+}
+
+export function bytesOf(events: readonly OutboxAppend[]): number {
+  return events.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
 }
 
 export function jobOpts(jobId: string, now: number): JobsOptions {
@@ -44,13 +64,12 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
   };
 }
 
-export function toEntry(job: OutboxJob): OutboxEntry {
-  return {
-    id: job.data.event_id,
-    sequence: job.data.sequence,
-    body: job.data.body,
+/** A job's envelopes as pending entries: they share its append time, attempts and replay. */
+export function toEntries(job: OutboxJob): OutboxEntry[] {
+  return eventsOf(job.data).map((e) => ({
+    ...e,
     enqueued_at_unix_ms: job.timestamp,
     attempts: job.attemptsMade,
     replayed_at_unix_ms: job.data.replayed_at_unix_ms,
-  };
+  }));
 }

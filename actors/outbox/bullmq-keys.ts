@@ -6,9 +6,12 @@
  *   weir:<node>:claim                  hash: the running node that holds the id (redis-node-claim.ts)
  *   weir:<node>:sink:<tag>:<type>      BullMQ's keys of the sink's queue (wait, active,
  *                                      delayed, failed, ...; completed jobs are removed)
- *   weir:<node>:sink:<tag>:ev-<id>     one job per event, job id from event_id (dedup)
+ *   weir:<node>:sink:<tag>:ev-<id>     one job per append (up to batch_size events), job
+ *                                      id from the first event_id
  *   weir:<node>:sink:<tag>:state       hash: total_delivered, total_failed, replay_gaps,
- *                                      bytes, last_error (JSON), store_id (redis-loss-watch.ts)
+ *                                      bytes, pending and dead_letters (events, where
+ *                                      BullMQ counts jobs), last_error (JSON), store_id
+ *                                      (redis-loss-watch.ts)
  *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
  *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
  */
@@ -62,7 +65,16 @@ export function nodeClaimKey(nodeId: string): string {
 
 export const JOB_ID_PREFIX = 'ev-';
 
-/** The job id of an event: deterministic, so adding an event that is still queued adds nothing. */
+/**
+ * The job id of the events appended from `eventId` on: deterministic, so adding them
+ * again while they are queued adds nothing. It ends with the first event's sequence
+ * (event ids end with it), which bullmq-sink-state.ts reads.
+ */
 export function jobIdFor(eventId: string): string {
   return `${JOB_ID_PREFIX}${enc(eventId)}`;
+}
+
+/** The job id of dead letters replayed apart from the rest of their job: `stamp` tells replays apart. */
+export function replayJobIdFor(eventId: string, stamp: string): string {
+  return `${JOB_ID_PREFIX}r${stamp}.${enc(eventId)}`;
 }

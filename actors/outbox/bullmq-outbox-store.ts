@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { OutboxLimits, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
+import type { OutboxLimits, OutboxOpenOptions, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
@@ -95,7 +95,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
     }
   }
 
-  async open(sink: string): Promise<BullmqOutbox> {
+  async open(sink: string, opts: OutboxOpenOptions = {}): Promise<BullmqOutbox> {
     const keys = sinkKeys(this.opts.nodeId, sink);
     const onError = this.opts.onError ?? (() => undefined);
     const queue = new Queue<JobData, string, string>(keys.queue, { connection: this.redis, prefix: keys.prefix });
@@ -108,6 +108,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
         queue,
         redis: this.redis,
         budget: this.budget,
+        ...(opts.batchSize !== undefined && { batchSize: opts.batchSize }),
         onClose: (o) => this.outboxes.delete(o),
         loss: {
           runFirstSequence: this.opts.runFirstSequence ?? 1,

@@ -1,15 +1,16 @@
 /**
  * The Redis outbox of one sink, as its node keeps it: a BullMQ queue per sink per node
- * (keys in bullmq-keys.ts), one job per event, so the BullMQ dashboard shows each
- * sink's backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this
+ * (keys in bullmq-keys.ts), one job per append of up to `batchSize` events, so BullMQ
+ * moves one job per request under a backlog, and the BullMQ dashboard shows each sink's
+ * backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this
  * node or apart from it; this side appends, records gaps, lists and replays dead
  * letters (BullMQ's failed set) and reads the state. Retries keep BullMQ's own
  * attempts and delayed set: jobs carry `backoff: { type: 'retry-at' }`, and the
  * worker's backoff strategy returns the time the delivery asked for.
  *
- * Counters live in the sink's `state` hash: the workers count deliveries and failed
- * attempts (bullmq-counts.ts), this side the bytes of its appends, in a MULTI right
- * after the job moves they count. A counter write Redis refuses (out of memory) is owed
+ * Counters live in the sink's `state` hash: the workers count deliveries, failed
+ * attempts and dead letters (bullmq-counts.ts), this side the bytes and events of its
+ * appends, in a MULTI right after the job moves they count. A counter write Redis refuses (out of memory) is owed
  * and added to the next one (owed-counters.ts). Bytes are reset when the queue is
  * found empty at open, and after a failed append by the first state read that finds
  * it empty (see settleEmpty); the node's budget follows the hash, which every worker
@@ -27,7 +28,7 @@ import type { Queue } from 'bullmq';
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { DeadLetter, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { EvacuableOutbox } from './spill-outbox.js';
-import { isOutOfMemory, jobData, jobOpts, type JobData } from './bullmq-jobs.js';
+import { bytesOf, isOutOfMemory, jobData, jobOpts, type JobData } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
@@ -51,16 +52,35 @@ export interface BullmqOutboxParts {
   onClose: (outbox: BullmqOutbox) => void;
   /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
   loss: Omit<LossWatchParts, 'sink' | 'redis' | 'keys'>;
+  /** The most events of one job (the sink's batch_size). @defaultValue 1 */
+  batchSize?: number;
 }
 
 /** How long close() waits for the queue to close. */
 const CLOSE_WAIT_MS = 3000;
 
-const sizeOf = (entries: readonly OutboxAppend[]): number => entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+/** How many ids of a failed append's events are remembered with their job's id (claimCounts). */
+const FAILED_APPENDS_KEPT = 65_536;
 
-/** An empty queue's byte count is 0 and its append times are stale. */
+/** An empty queue's byte and event counts are 0 and its append times are stale. */
 function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
-  return redis.multi().hset(keys.state, 'bytes', 0).del(keys.enqueued).exec();
+  return redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
+}
+
+/** A job's events and id. */
+interface Group {
+  id: string;
+  events: readonly OutboxAppend[];
+}
+
+/** An append's entries in jobs of up to `size`, each named by its first event. */
+function groupsOf(entries: readonly OutboxAppend[], size: number): Group[] {
+  const groups: Group[] = [];
+  for (let from = 0; from < entries.length; from += size) {
+    const events = entries.slice(from, from + size);
+    groups.push({ id: jobIdFor(events[0]!.id), events });
+  }
+  return groups;
 }
 
 export class BullmqOutbox implements EvacuableOutbox {
@@ -73,6 +93,8 @@ export class BullmqOutbox implements EvacuableOutbox {
   private appending = 0;
   /** Set by a failed append: Redis may still run its byte count later (see settleEmpty). */
   private suspect = false;
+  /** The job of each event of a failed append, which Redis may still run (claimCounts); oldest first. */
+  private readonly failedJobOf = new Map<string, string>();
 
   private watch!: RedisLossWatch;
 
@@ -117,44 +139,59 @@ export class BullmqOutbox implements EvacuableOutbox {
 
   private async appendNow(entries: readonly OutboxAppend[]): Promise<void> {
     const { keys, redis, budget, queue } = this.p;
-    const bytes = sizeOf(entries);
-    const ids = entries.map((e) => jobIdFor(e.id));
+    const bytes = bytesOf(entries);
+    const groups = groupsOf(entries, this.p.batchSize ?? 1);
     await budget.reserve(this.sink, bytes);
     const now = Date.now();
     try {
       // Counted before the add: a crash in between over-counts (blocks early), never under-counts.
       // Its members come first for the same reason: a job is never pending unseen by the loss watch.
-      await redis.multi().hincrby(keys.state, 'bytes', bytes).zadd(keys.enqueued, 'NX', ...ids.flatMap((id) => [now, id])).exec();
+      await redis
+        .multi()
+        .hincrby(keys.state, 'bytes', bytes)
+        .hincrby(keys.state, 'pending', entries.length)
+        .zadd(keys.enqueued, 'NX', ...groups.flatMap((g) => [now, g.id]))
+        .exec();
     } catch (err) {
       budget.release(this.sink, bytes);
       throw this.storeError(err);
     }
     try {
-      await queue.addBulk(entries.map((e, i) => ({ name: 'envelope', data: jobData(e), opts: jobOpts(ids[i]!, now) })));
+      await queue.addBulk(groups.map((g) => ({ name: 'envelope', data: jobData(g.events), opts: jobOpts(g.id, now) })));
     } catch (err) {
-      const unstored = await this.unstored(entries, ids);
+      const unstored = await this.unstored(groups);
+      const events = unstored.flatMap((g) => g.events);
       if (unstored.length > 0) {
-        const unstoredBytes = sizeOf(unstored);
+        const unstoredBytes = bytesOf(events);
         budget.release(this.sink, unstoredBytes);
-        await this.count({ bytes: -unstoredBytes }, (m) => m.zrem(keys.enqueued, ...unstored.map((e) => jobIdFor(e.id))));
+        await this.count({ bytes: -unstoredBytes, pending: -events.length }, (m) => m.zrem(keys.enqueued, ...unstored.map((g) => g.id)));
       }
+      this.rememberFailed(unstored);
       // Those kept are delivered: the caller keeps only the rest elsewhere, or counts only them as lost.
-      const keptSome = unstored.length < entries.length;
+      const keptSome = unstored.length < groups.length;
       if (keptSome) this.appended.fire();
-      throw this.storeError(err, keptSome ? unstored : undefined);
+      throw this.storeError(err, keptSome ? events : undefined);
     }
     budget.committed();
     this.appended.fire();
   }
 
-  /** The entries of a failed addBulk whose job Redis does not hold (it may have run some of the batch); all when it cannot tell. */
-  private async unstored(entries: readonly OutboxAppend[], ids: readonly string[]): Promise<OutboxAppend[]> {
+  /** The jobs of a failed addBulk that Redis does not hold (it may have run some of the batch); all when it cannot tell. */
+  private async unstored(groups: readonly Group[]): Promise<Group[]> {
     const { redis, keys } = this.p;
     const found = await redis
-      .pipeline(ids.map((id) => ['exists', keys.base + id]))
+      .pipeline(groups.map((g) => ['exists', keys.base + g.id]))
       .exec()
       .catch(() => null);
-    return entries.filter((_, i) => found?.[i]?.[1] !== 1);
+    return groups.filter((_, i) => found?.[i]?.[1] !== 1);
+  }
+
+  private rememberFailed(groups: readonly Group[]): void {
+    for (const g of groups) for (const e of g.events) this.failedJobOf.set(e.id, g.id);
+    for (const id of this.failedJobOf.keys()) {
+      if (this.failedJobOf.size <= FAILED_APPENDS_KEPT) break;
+      this.failedJobOf.delete(id);
+    }
   }
 
   onAppend(listener: () => void): () => void {
@@ -175,7 +212,7 @@ export class BullmqOutbox implements EvacuableOutbox {
       const counts = await countJobs(this.p.queue);
       if (counts.pending > 0 || counts.dead_letters > 0 || this.appends !== begun || this.appending > 0) return;
       this.suspect = false;
-      this.owed.drop('bytes');
+      for (const field of ['bytes', 'pending', 'dead_letters'] as const) this.owed.drop(field);
       this.p.budget.load(this.sink, 0);
       await resetEmpty(this.p.redis, this.p.keys);
     } catch {
@@ -227,7 +264,11 @@ export class BullmqOutbox implements EvacuableOutbox {
 
   claimCounts(ids: readonly string[]): Promise<boolean[]> {
     this.assertOpen();
-    return claimCounts(this.p.redis, this.p.keys, ids.map(jobIdFor));
+    return claimCounts(
+      this.p.redis,
+      this.p.keys,
+      ids.map((id) => ({ id, jobId: this.failedJobOf.get(id) ?? jobIdFor(id) })),
+    );
   }
 
   /** evacuateWaiting (bullmq-evacuate.ts), with the byte count and budget following. */
@@ -237,7 +278,7 @@ export class BullmqOutbox implements EvacuableOutbox {
       const { moved, bytes } = await evacuateWaiting(this.p.redis, this.p.keys, max, into);
       if (moved === 0) return 0;
       this.p.budget.release(this.sink, bytes);
-      await this.count({ bytes: -bytes });
+      await this.count({ bytes: -bytes, pending: -moved });
       return moved;
     } catch (err) {
       throw this.storeError(err);

@@ -46,11 +46,23 @@ while true do
   end
 end`;
 
+/**
+ * The events in `jobs` jobs, by the event counter kept beside them: none without a job,
+ * and at least one per job (the counter lags the job moves of a crash or a Redis out of
+ * memory, and a job of an older weir is not in it).
+ */
+function eventsIn(jobs: number, counted: number): number {
+  return jobs === 0 ? 0 : Math.max(jobs, counted);
+}
+
 export interface StateHash {
   total_delivered: number;
   total_failed: number;
   replay_gaps: number;
   bytes: number;
+  /** Events in pending jobs, and in dead-lettered ones: BullMQ's counts are of jobs. */
+  pending: number;
+  dead_letters: number;
   last_error: { message: string; at_unix_ms: number } | null;
   /** Set by the outbox that made the hash (bullmq-outbox.ts); its absence tells Redis lost it. */
   store_id: string | null;
@@ -64,11 +76,14 @@ async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
     total_failed: n('total_failed'),
     replay_gaps: n('replay_gaps'),
     bytes: n('bytes'),
+    pending: n('pending'),
+    dead_letters: n('dead_letters'),
     last_error: h['last_error'] ? (JSON.parse(h['last_error']) as StateHash['last_error']) : null,
     store_id: h['store_id'] ?? null,
   };
 }
 
+/** Jobs pending and dead-lettered, as BullMQ counts them. */
 export async function countJobs(queue: Queue): Promise<{ pending: number; dead_letters: number }> {
   const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
   const pending = PENDING_STATES.reduce((sum, s) => sum + (counts[s] ?? 0), 0);
@@ -103,14 +118,14 @@ export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys,
   ]);
   const oldest = top?.[0] ?? null;
   const state: OutboxState = {
-    pending: counts.pending,
+    pending: eventsIn(counts.pending, hash.pending),
     total_delivered: hash.total_delivered,
     total_failed: hash.total_failed,
     replay_gaps: hash.replay_gaps,
     last_error: hash.last_error,
     outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: hash.bytes },
     oldest_pending_age_ms: oldest === null ? null : Math.max(0, Date.now() - Number(oldest)),
-    dead_letters: counts.dead_letters,
+    dead_letters: eventsIn(counts.dead_letters, hash.dead_letters),
     gaps: gaps.map((g) => JSON.parse(g) as ReplayGap),
   };
   return { state, storeId: hash.store_id, oldestSequence: top && top[1] !== '' ? Number(top[1]) : null };

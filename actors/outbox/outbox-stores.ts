@@ -1,5 +1,5 @@
 import type { WeirConfig } from '../config/schema.js';
-import type { LeasedOutbox } from '../contracts/outbox.js';
+import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import type { StopDeadline } from '../engine/stop-deadline.js';
@@ -14,7 +14,7 @@ const REDIS_OPEN_WAIT_MS = 3000;
 export interface OutboxStores {
   /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
   readonly kind: 'redis' | 'embedded';
-  open(sink: string): Promise<LeasedOutbox>;
+  open(sink: string, opts?: OutboxOpenOptions): Promise<LeasedOutbox>;
   close(): Promise<void>;
 }
 
@@ -100,19 +100,19 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
   };
   return {
     kind: 'redis',
-    async open(sink) {
+    async open(sink, opts) {
       const spill = await embedded.open(sink);
       // A sink added or replaced (config.apply) while Redis is down or hung would wait for
       // Redis, and the apply with it: after a while it runs on the embedded store instead,
       // and on Redis again once the open succeeds (LateOutbox).
-      const opening = late().then((store) => store.open(sink));
+      const opening = late().then((store) => store.open(sink, opts));
       const primary = await deadline.within(
         opening.catch(() => null),
         redis ? REDIS_OPEN_WAIT_MS : 0,
       );
       if (primary) return new SpillOutbox(primary, spill, { deadline, health });
       if (redis) unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
-      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink)), opening), spill, { deadline, health });
+      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink, opts)), opening), spill, { deadline, health });
     },
     async close() {
       closed = true;

@@ -1,10 +1,10 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { OutboxState } from '../contracts/outbox.js';
 
-export type CounterField = 'total_delivered' | 'total_failed' | 'bytes';
+export type CounterField = 'total_delivered' | 'total_failed' | 'bytes' | 'pending' | 'dead_letters';
 export type CounterDeltas = Partial<Record<CounterField, number>>;
 
-const FIELDS: readonly CounterField[] = ['total_delivered', 'total_failed', 'bytes'];
+const FIELDS: readonly CounterField[] = ['total_delivered', 'total_failed', 'bytes', 'pending', 'dead_letters'];
 
 /**
  * The state hash's counter deltas that Redis refused after the job moves they count
@@ -13,7 +13,7 @@ const FIELDS: readonly CounterField[] = ['total_delivered', 'total_failed', 'byt
  * write, and to what state() reads meanwhile; a restart before then loses them.
  */
 export class OwedCounters {
-  private readonly owed: Record<CounterField, number> = { total_delivered: 0, total_failed: 0, bytes: 0 };
+  private readonly owed: Record<CounterField, number> = { total_delivered: 0, total_failed: 0, bytes: 0, pending: 0, dead_letters: 0 };
 
   /**
    * Writes `deltas` plus what is owed, and the commands `more` adds, to the hash `key`
@@ -51,7 +51,7 @@ export class OwedCounters {
     for (const field of FIELDS) this.owed[field] += deltas[field] ?? 0;
   }
 
-  /** A state read from Redis with what is owed added. */
+  /** A state read from Redis with what is owed added (pending and dead letters follow BullMQ's counts: bullmq-sink-state.ts). */
   adjust(state: OutboxState): OutboxState {
     return {
       ...state,

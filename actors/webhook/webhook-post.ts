@@ -12,8 +12,8 @@ export interface WebhookTarget {
 /**
  * One delivery attempt: POST the body with the Standard Webhooks headers. A batch
  * body is a JSON array of envelopes; webhookIdOf names it. A failed batch's entries
- * are retried one by one on their own schedule, so receivers dedupe on each
- * envelope's event_id.
+ * are retried on their own schedules (each entry's in the embedded store, each job's in
+ * Redis), so receivers dedupe on each envelope's event_id.
  */
 export async function postWebhook(
   target: WebhookTarget,

@@ -45,7 +45,7 @@ export class WebhookSink implements Sink {
 
   async start(since?: number, missed: readonly ReplayGap[] = []): Promise<void> {
     const c = this.config;
-    const outbox = await this.deps.openOutbox(c.tag);
+    const outbox = await this.deps.openOutbox(c.tag, { batchSize: c.batch_size });
     try {
       // Each its own gap: ranges of different runs never continue one another.
       for (const gap of missed) await outbox.recordGap(gap, false);

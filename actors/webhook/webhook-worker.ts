@@ -10,7 +10,7 @@ import { postWebhook } from './webhook-post.js';
 /**
  * A BullMQ worker that delivers one Redis sink queue to the sink's Webhook: the jobs it
  * holds at once are grouped into requests (RequestBatcher), each request's verdict
- * settles every entry it carried. Used by the node (`delivery: "node"`) and by
+ * settles every job it carried. Used by the node (`delivery: "node"`) and by
  * `weir deliver`; `trouble` is told of each request's verdict.
  */
 export function startWebhookWorker(
@@ -34,9 +34,10 @@ export function startWebhookWorker(
     keys: redis.keys,
     concurrency: config.batch_size * config.concurrency,
     onError: redis.onError,
-    deliver: async (entry): Promise<EntrySettlement> => {
-      const verdict = await batcher.add(entry);
-      return verdict.kind === 'ack' ? verdict : settleFailure(verdict, entry, policy, Date.now());
+    // A job's entries share their append time, attempts and replay: the first settles all.
+    deliver: async (entries): Promise<EntrySettlement> => {
+      const verdict = await batcher.add(entries);
+      return verdict.kind === 'ack' ? verdict : settleFailure(verdict, entries[0]!, policy, Date.now());
     },
   });
 }

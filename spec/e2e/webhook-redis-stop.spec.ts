@@ -30,7 +30,8 @@ async function startStage(): Promise<Stage> {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   receiver.respond(() => ({ status: 200, delayMs: 60_000 }));
   const origin = await startOrigin();
-  const hook = { url: receiver.url(), timeout_ms: 30_000, events: ['flow.completed', 'engine.stopped'] };
+  // One event per request, so each flow's delivery is a request in flight of its own.
+  const hook = { url: receiver.url(), timeout_ms: 30_000, events: ['flow.completed', 'engine.stopped'], batch_size: 1 };
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook });
   return { hn, receiver, origin, redis };
 }

@@ -151,7 +151,8 @@ test('a SIGTERM while Redis hangs with deliveries in flight still ends the node;
   // Deliveries hang: their leases are out when Redis stops answering.
   receiver.respond(() => ({ status: 200, delayMs: 60_000 }));
   const origin = await startOrigin();
-  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), timeout_ms: 30_000 } });
+  // One event per request (and per job), so two of the four are requests in flight.
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), timeout_ms: 30_000, batch_size: 1 } });
   try {
     const ports = await hn.curlFlows(4);
     await hn.sinkWhen((s) => s.pending === 4, 'the four in the Redis outbox');

@@ -18,9 +18,11 @@ export async function bullmqDrain(url: string, keys: SinkKeys, settle: (entry: O
     concurrency: 1,
     // Jobs a dead worker held come back within a second of their lock lapsing.
     stalledCheckMs: 500,
-    deliver: async (entry) => {
-      seen.push(entry);
-      return settle(entry);
+    // A job's entries are settled together: by the first settlement that is not an ack.
+    deliver: async (entries) => {
+      seen.push(...entries);
+      const settled = entries.map(settle);
+      return settled.find((s) => s.kind !== 'ack') ?? settled[0]!;
     },
   });
   try {

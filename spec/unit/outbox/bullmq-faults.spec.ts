@@ -90,8 +90,8 @@ test('jobs a worker held when it died are delivered by another worker once their
     concurrency: 2,
     lockMs: 1000,
     stalledCheckMs: 500,
-    deliver: (entry) => {
-      held.push(entry.id);
+    deliver: (jobEntries) => {
+      held.push(...jobEntries.map((e) => e.id));
       return new Promise(() => undefined);
     },
   });

@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import * as assert from 'uvu/assert';
+import type { EntrySettlement, OutboxAppend } from '../../../actors/contracts/outbox.js';
+import { jobOpts } from '../../../actors/outbox/bullmq-jobs.js';
+import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
+import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
+import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
+import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
+import { redisSuite, type RedisServer } from '../../support/redis-server.js';
+import { bullmqDrain } from './bullmq-drain.js';
+import { counts, entries, ROOMY } from './outbox-contract.js';
+
+// The Redis store keeps the events of one append in jobs of up to batch_size, delivered
+// and settled together; pending, dead letters and the other counters still count events.
+const { test, server } = redisSuite('Redis outbox: several events per job');
+let nodes = 0;
+
+interface GroupSink {
+  outbox: BullmqOutbox;
+  drain: (settle?: () => EntrySettlement) => Promise<string[]>;
+  jobIds: () => Promise<string[]>;
+  close: () => Promise<void>;
+}
+
+async function openSink(redis: RedisServer, batchSize: number): Promise<GroupSink> {
+  const nodeId = `group-node-${++nodes}`;
+  const keys = sinkKeys(nodeId, 'billing');
+  const store = await BullmqOutboxStore.connect({ url: redis.url, nodeId, limits: ROOMY });
+  const outbox = await store.open('billing', { batchSize });
+  const admin = new Redis(redis.url);
+  return {
+    outbox,
+    drain: async (settle = () => ({ kind: 'ack' })) => (await bullmqDrain(redis.url, keys, settle)).map((e) => e.id),
+    jobIds: async () => (await admin.keys(`${keys.base}ev-*`)).map((k) => k.slice(keys.base.length)).sort(),
+    close: async () => {
+      admin.disconnect();
+      await store.close();
+    },
+  };
+}
+
+const bytesOf = (list: OutboxAppend[]): number => list.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+
+test('an append is kept in jobs of up to batch_size events, delivered in order, and counted by event', async () => {
+  const sink = await openSink(await server, 2);
+  try {
+    await sink.outbox.append(entries(1, 5));
+    assert.equal(await sink.jobIds(), ['ev-ev-1', 'ev-ev-3', 'ev-ev-5']);
+    assert.equal(counts(await sink.outbox.state()), { pending: 5, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: bytesOf(entries(1, 5)) });
+    assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5']);
+    assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    await sink.close();
+  }
+});
+
+test('a failed attempt of a job counts each of its events, and a retry holds them all', async () => {
+  const sink = await openSink(await server, 3);
+  try {
+    await sink.outbox.append(entries(1, 3));
+    await sink.drain(() => ({ kind: 'retry', error: 'receiver answered HTTP 503', notBeforeUnixMs: Date.now() + 60_000 }));
+    const s = await sink.outbox.state();
+    assert.equal([s.pending, s.total_failed, s.last_error?.message], [3, 3, 'receiver answered HTTP 503']);
+  } finally {
+    await sink.close();
+  }
+});
+
+test('a dead job lists each event; replaying some of them sends those alone, with the rest still dead', async () => {
+  const sink = await openSink(await server, 3);
+  try {
+    await sink.outbox.append(entries(1, 3));
+    await sink.drain(() => ({ kind: 'dead', error: 'receiver answered HTTP 400' }));
+    const dead = await sink.outbox.listDeadLetters(10);
+    assert.equal(dead.map((d) => [d.id, d.error]), [['ev-1', 'receiver answered HTTP 400'], ['ev-2', 'receiver answered HTTP 400'], ['ev-3', 'receiver answered HTTP 400']]);
+    assert.equal((await sink.outbox.listDeadLetters(2)).map((d) => d.id), ['ev-1', 'ev-2'], 'the limit counts events');
+    assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 0, total_failed: 3, replay_gaps: 0, dead_letters: 3, write_blocked: false, bytes: bytesOf(entries(1, 3)) });
+
+    assert.is(await sink.outbox.replayDeadLetters(['ev-2']), 1);
+    let s = await sink.outbox.state();
+    assert.equal([s.pending, s.dead_letters], [1, 2]);
+    assert.equal(await sink.drain(), ['ev-2']);
+    assert.equal((await sink.outbox.listDeadLetters(10)).map((d) => d.id), ['ev-1', 'ev-3']);
+    assert.is(await sink.outbox.replayDeadLetters(), 2);
+    assert.equal(await sink.drain(), ['ev-1', 'ev-3']);
+    s = await sink.outbox.state();
+    assert.equal(counts(s), { pending: 0, total_delivered: 3, total_failed: 3, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    await sink.close();
+  }
+});
+
+test('a replayed event keeps its append time and carries the replay time', async () => {
+  const sink = await openSink(await server, 2);
+  try {
+    await sink.outbox.append(entries(1, 2));
+    await sink.drain(() => ({ kind: 'dead', error: 'receiver answered HTTP 400' }));
+    const [first] = await sink.outbox.listDeadLetters(1);
+    await sink.outbox.replayDeadLetters(['ev-1']);
+    const [pendingAgain] = (await sink.outbox.listDeadLetters(10)).filter((d) => d.id === 'ev-1');
+    assert.is(pendingAgain, undefined, 'ev-1 is no dead letter now');
+    const { url } = await server;
+    const seen: { id: string; enqueued: number; replayed: number | null }[] = [];
+    await bullmqDrain(url, sinkKeys(`group-node-${nodes}`, 'billing'), (e) => {
+      seen.push({ id: e.id, enqueued: e.enqueued_at_unix_ms, replayed: e.replayed_at_unix_ms });
+      return { kind: 'ack' };
+    });
+    assert.equal(seen.map((e) => [e.id, e.enqueued]), [['ev-1', first!.enqueued_at_unix_ms]]);
+    assert.ok(seen[0]!.replayed !== null && seen[0]!.replayed >= first!.dead_at_unix_ms, 'stamped with the replay');
+  } finally {
+    await sink.close();
+  }
+});
+
+test('an embedded copy of an event of a job Redis ran late claims that event alone', async () => {
+  const sink = await openSink(await server, 3);
+  try {
+    // A hung Redis: the add times out, nothing is found in its place, and it runs later.
+    const queue = sink.outbox['p'].queue;
+    const add = queue.addBulk.bind(queue);
+    let ranLate: Promise<unknown> = Promise.resolve();
+    queue.addBulk = async (jobs) => {
+      ranLate = sleep(300).then(() => add(jobs));
+      throw new Error('Command timed out');
+    };
+    const err = await sink.outbox.append(entries(1, 3)).catch((e: unknown) => e);
+    assert.instance(err, OutboxUnavailable);
+    queue.addBulk = add;
+    await ranLate;
+    assert.equal(await sink.jobIds(), ['ev-ev-1']);
+    assert.equal(await sink.outbox.claimCounts(['ev-2']), [true], 'the embedded copy of ev-2 counts');
+    assert.equal(await sink.outbox.claimCounts(['ev-2']), [false], 'once');
+    assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3']);
+    const s = await sink.outbox.state();
+    assert.equal([s.total_delivered, s.pending], [2, 0], 'the Redis copies of ev-1 and ev-3');
+    assert.equal(await sink.outbox.claimCounts(['ev-3']), [true], 'a job delivered and gone has no copy to count');
+  } finally {
+    await sink.close();
+  }
+});
+
+test('a job written with one event in the older shape is delivered and counted', async () => {
+  const redis = await server;
+  const sink = await openSink(redis, 100);
+  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
+  const queue = new Queue(keys.queue, { connection: { url: redis.url }, prefix: keys.prefix });
+  try {
+    await queue.add('envelope', { event_id: 'ev-7', sequence: 7, body: '{"n":7}', replayed_at_unix_ms: null }, jobOpts('ev-ev-7', Date.now()));
+    assert.is((await sink.outbox.state()).pending, 1);
+    assert.equal(await sink.drain(), ['ev-7']);
+    assert.is((await sink.outbox.state()).total_delivered, 1);
+  } finally {
+    await queue.close();
+    await sink.close();
+  }
+});
+
+test.run();
