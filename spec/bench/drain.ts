@@ -217,7 +217,7 @@ export async function benchDrain(tmp: string, l: Load, s: DrainSettings): Promis
     });
     if (raw) say(`${s.workers} × ${RAW} worker: ${raw.perSecond.toFixed(0)} jobs/s from their spawn (${raw.seconds.toFixed(1)} s), ${raw.perSecondFromFirst.toFixed(0)} from the first job`);
     const comparison: Comparison = {
-      label: `drain of a ${ids.length}-event backlog by ${s.workers} worker processes, from their spawn`,
+      label: `drain of a ${ids.length.toLocaleString('en-US')}-event backlog by ${s.workers} worker processes, from their spawn`,
       unit: 'events/s',
       digits: 0,
       baseline: raw ? RAW : null,
