@@ -45,6 +45,8 @@ export interface BacklogRun {
   /** Seconds after the load until every event produced was delivered; null if not within settleMs. */
   readonly drainedAfter: number | null;
   readonly totalFailed: number;
+  /** Ranges of events the sink missed (its queue to the outbox overflowed, or the outbox refused them). */
+  readonly replayGaps: number;
 }
 
 export interface BacklogResult {
@@ -112,7 +114,7 @@ async function runStore(store: Store, dir: string, redis: RedisServer | null, re
       undeliveredAtEnd: end.undelivered,
       pendingAtEnd: end.pending,
       drainedAfter,
-      totalFailed: (await node.sink()).total_failed,
+      ...(await node.sink().then((c) => ({ totalFailed: c.total_failed, replayGaps: c.replay_gaps }))),
     };
   } finally {
     await node.node.stop();
@@ -132,7 +134,7 @@ function describe(r: BacklogRun): string {
     `${r.store}: pending     ${r.readings.map((p) => p.pending).join(' ')}`,
     `${r.store}: ${trend('undelivered', r.undelivered)}; ${trend('pending', r.pending)}`,
     `${r.store}: at the end ${r.undeliveredAtEnd} undelivered, ${r.pendingAtEnd} pending; ` +
-      `${r.drainedAfter === null ? 'not all delivered within the wait' : `all delivered ${r.drainedAfter.toFixed(1)} s later`}, total_failed ${r.totalFailed}`,
+      `${r.drainedAfter === null ? 'not all delivered within the wait' : `all delivered ${r.drainedAfter.toFixed(1)} s later`}, total_failed ${r.totalFailed}, replay_gaps ${r.replayGaps}`,
   ].join('\n  ');
 }
 

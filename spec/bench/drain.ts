@@ -175,7 +175,7 @@ async function drainWithRaw(redis: RedisServer, events: number, s: DrainSettings
 }
 
 function describeCounters(label: string, c: ConnectorState): string {
-  return `${label} total_delivered ${c.total_delivered}, pending ${c.pending}, total_failed ${c.total_failed}`;
+  return `${label} total_delivered ${c.total_delivered}, pending ${c.pending}, total_failed ${c.total_failed}, replay_gaps ${c.replay_gaps}`;
 }
 
 /**
