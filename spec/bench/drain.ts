@@ -198,7 +198,7 @@ export async function benchDrain(tmp: string, l: Load, s: DrainSettings): Promis
     const backlog = { ...built, events: ids.length };
     say(
       `backlog of ${ids.length} events (archived) from ${built.flows} flows in ${built.seconds.toFixed(1)} s of load, ` +
-        `written to the outbox ${built.writtenSeconds.toFixed(1)} s after the load's start; the sink shows ${built.pendingShown} pending`,
+        `written to the outbox ${built.writtenSeconds.toFixed(1)} s after the load's start (${(ids.length / built.writtenSeconds).toFixed(0)} events/s); the sink shows ${built.pendingShown} pending`,
     );
     if (built.pendingShown !== ids.length) notes.push(`drain: the sink showed ${built.pendingShown} pending for ${ids.length} archived events`);
     const weir = await drainWithWeir(dir, redis, receiver, node, ids, s);
