@@ -1,13 +1,16 @@
 // `make bench`: weir beside a raw Node SOCKS5 relay, a raw Node TCP forwarder, microsocks,
 // Dante and tinyproxy, on loopback, in one run, driven by a native load client; then weir
-// through one SOCKS5 hop, and sink delivery through each outbox store.
-// BENCH_ONLY=proxy,hop,sinks (any of them, comma-separated) runs only those parts.
+// through one SOCKS5 hop, sink delivery through each outbox store, `weir deliver` draining
+// a backlog, and a sink's backlog under a node's full connection rate.
+// BENCH_ONLY=proxy,hop,sinks,drain,backlog (any of them, comma-separated) runs only those parts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAllNow } from './children.js';
+import { benchBacklog, type BacklogSettings } from './backlog.js';
 import { formatComparisons, summarizeComparison, type Comparison } from './compare.js';
+import { benchDrain, type DrainSettings } from './drain.js';
 import { benchHop } from './hop.js';
 import type { LoadRound } from './load-share.js';
 import { measurePeer, type PeerRound, type Settings } from './measure.js';
@@ -48,7 +51,27 @@ const SINK_SETTINGS: SinkSettings = {
   hotEvents: 20_000,
   timeoutMs: 60_000,
 };
-const PARTS = ['proxy', 'hop', 'sinks'] as const;
+/** A whole-number knob of at least 1 from the environment; the bench refuses anything else. */
+function knob(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (Number.isInteger(value) && value >= 1) return value;
+  console.error(`bench: ${name} takes a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  process.exit(1);
+}
+
+const DRAIN_SETTINGS: DrainSettings = {
+  events: knob('BENCH_DRAIN_EVENTS', 100_000),
+  workers: 2,
+  timeoutMs: 600_000,
+};
+const BACKLOG_SETTINGS: BacklogSettings = {
+  seconds: knob('BENCH_BACKLOG_SECONDS', 60),
+  sampleMs: 2000,
+  settleMs: 120_000,
+};
+const PARTS = ['proxy', 'hop', 'sinks', 'drain', 'backlog'] as const;
 type Part = (typeof PARTS)[number];
 
 function selectedParts(): Part[] {
@@ -135,6 +158,17 @@ function printComparisons(list: readonly Comparison[]): void {
   if (list.some((c) => Object.values(c.samples).some((v) => v.length > 0))) console.log(`\n${formatComparisons(list)}\n`);
 }
 
+/** Runs a part that fails as a whole (its node, Redis or workers) as a note, so the parts after it still run. */
+async function orNote<T>(part: Part, run: () => Promise<T>, notes: string[]): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    notes.push(`${part}: failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.log(notes.at(-1));
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const parts = selectedParts();
   if (parts.includes('proxy')) ensureFdLimit();
@@ -151,13 +185,17 @@ async function main(): Promise<void> {
     console.log(`warning: load average ${load?.toFixed(1)} on ${os.cpus().length} CPUs; other work will skew throughput and rate`);
   }
   const began = Date.now();
-  const needsLoad = parts.includes('proxy') || parts.includes('hop');
+  const needsLoad = parts.some((p) => p !== 'sinks');
   const binary = needsLoad ? weirLoadBinary(REPO) : null;
   const driver: Load | null = binary ? { binary, origins: await startOrigins(binary) } : null;
   const proxy = driver && parts.includes('proxy') ? await benchProxies(driver, tmp) : null;
   const hop = driver && parts.includes('hop') ? await benchHop(REPO, tmp, driver, SETTINGS, ROUNDS) : null;
+  const failures: string[] = [];
+  const drain = driver && parts.includes('drain') ? await orNote('drain', () => benchDrain(tmp, driver, DRAIN_SETTINGS), failures) : null;
+  const backlog = driver && parts.includes('backlog') ? await orNote('backlog', () => benchBacklog(tmp, driver, BACKLOG_SETTINGS), failures) : null;
   await driver?.origins.close();
   if (hop) printComparisons(hop.comparisons);
+  if (drain) printComparisons([drain.comparison]);
   const sinks = parts.includes('sinks') ? await benchSinks(tmp, SINK_SETTINGS, ROUNDS) : null;
   if (sinks) printComparisons(sinks.comparisons);
   const file = path.join(REPO, '.bench', 'results.json');
@@ -167,12 +205,16 @@ async function main(): Promise<void> {
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? null, node: process.version, loadavg_at_start: load },
     settings: { rounds: ROUNDS, ...SETTINGS },
     sink_settings: SINK_SETTINGS,
+    drain_settings: DRAIN_SETTINGS,
+    backlog_settings: BACKLOG_SETTINGS,
     seconds: (Date.now() - began) / 1000,
     skipped: proxy?.skipped ?? [],
     metrics: proxy?.metrics ?? null,
     hop: hop?.comparisons.map(summarizeComparison) ?? null,
     sinks: sinks?.comparisons.map(summarizeComparison) ?? null,
-    notes: [...(proxy?.notes ?? []), ...(hop?.notes ?? []), ...(sinks?.notes ?? [])],
+    drain: drain ? { backlog: drain.backlog, weir: drain.weir, raw: drain.raw, comparison: summarizeComparison(drain.comparison) } : null,
+    backlog: backlog?.runs ?? null,
+    notes: [...(proxy?.notes ?? []), ...(hop?.notes ?? []), ...(drain?.notes ?? []), ...(backlog?.notes ?? []), ...failures, ...(sinks?.notes ?? [])],
   });
   console.log(`results written to ${path.relative(process.cwd(), file) || file}`);
 }

@@ -1,5 +1,5 @@
 // Child process entry: one sink measurement, so the node's event loop has a process to itself.
-import { rawBullmq } from './bullmq-raw.js';
+import { drainingWorker, rawBullmq } from './bullmq-raw.js';
 import { completedFlows } from './sink-events.js';
 import { measureHotPath } from './sink-hot-path.js';
 import type { FromHarness, SinkJob, ToHarness } from './sink-messages.js';
@@ -36,6 +36,7 @@ async function run(job: SinkJob): Promise<void> {
   try {
     if (job.kind === 'deliver') await deliver(job);
     else if (job.kind === 'hot') await send({ type: 'hot', hot: await measureHotPath(job) });
+    else if (job.kind === 'bullmq-worker') await send({ type: 'drained', drained: await drainingWorker(job, awaitMessage('stop')) });
     else await send({ type: 'bullmq', result: await rawBullmq(job) });
   } catch (error) {
     await send({ type: 'error', message: error instanceof Error ? error.message : String(error) });

@@ -17,7 +17,9 @@ export type SinkJob =
   | { kind: 'hot'; node: SinkNode; events: number; chunk: number }
   /** Publishes a burst on `go`; the bench times it until the receiver acknowledged all. */
   | { kind: 'deliver'; node: SinkNode; events: number; chunk: number }
-  | { kind: 'bullmq'; redisUrl: string; queue: string; jobs: number; batch: number; concurrency: number; timeoutMs: number };
+  | { kind: 'bullmq'; redisUrl: string; queue: string; jobs: number; batch: number; concurrency: number; timeoutMs: number }
+  /** A raw BullMQ worker taking a filled queue's jobs until `stop`; the bench runs several. */
+  | { kind: 'bullmq-worker'; redisUrl: string; queue: string; concurrency: number };
 
 /** Time on the publishing event loop per event, in µs. */
 export interface HotPath {
@@ -37,6 +39,13 @@ export interface RawBullmqResult {
   seconds: number;
 }
 
+/** What one raw BullMQ worker process completed; times are Date.now(), null before its first job. */
+export interface DrainedWorker {
+  completed: number;
+  firstAt: number | null;
+  lastAt: number | null;
+}
+
 export type ToHarness = { type: 'job'; job: SinkJob } | { type: 'go' } | { type: 'stop' };
 
 export type FromHarness =
@@ -44,5 +53,6 @@ export type FromHarness =
   | { type: 'published' }
   | { type: 'hot'; hot: HotPath }
   | { type: 'bullmq'; result: RawBullmqResult }
+  | { type: 'drained'; drained: DrainedWorker }
   | { type: 'stopped' }
   | { type: 'error'; message: string };

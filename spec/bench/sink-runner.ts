@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { BenchChildError, stopChild, track, type Started } from './children.js';
 import type { AckReceiver } from './sink-receiver.js';
-import type { FromHarness, HotPath, RawBullmqResult, SinkJob, ToHarness } from './sink-messages.js';
+import type { DrainedWorker, FromHarness, HotPath, RawBullmqResult, SinkJob, ToHarness } from './sink-messages.js';
 
 const HARNESS = fileURLToPath(new URL('./sink-harness.js', import.meta.url));
 
@@ -103,4 +103,20 @@ export async function runRawBullmq(job: Job<'bullmq'>): Promise<RawBullmqResult>
   } finally {
     await harness.stop();
   }
+}
+
+/** A raw BullMQ worker in a process of its own, taking jobs from its start; `stop` ends it and tells what it completed. */
+export function startBullmqWorker(job: Job<'bullmq-worker'>, name: string): { stop(): Promise<DrainedWorker> } {
+  const harness = new Harness(name);
+  harness.send({ type: 'job', job });
+  return {
+    stop: async () => {
+      try {
+        harness.send({ type: 'stop' });
+        return (await harness.next('drained', 30_000)).drained;
+      } finally {
+        await harness.stop();
+      }
+    },
+  };
 }
