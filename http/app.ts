@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Secret } from '../actors/config/secret.js';
-import type { KeyCheck } from './bearer-key.js';
+import type { KeyCheck } from './common/bearer-key.js';
 import type { ClashApi } from './clash/clash-api.js';
 import type { Registry } from 'prom-client';
 import { metricsRoute } from './metrics/metrics-route.js';

@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Secret } from '../actors/config/secret.js';
-import { bearerToken, digest, type KeyCheck } from './bearer-key.js';
-import { problem, sendProblem } from './problem.js';
+import { bearerToken, digest, type KeyCheck } from './common/bearer-key.js';
+import { problem, sendProblem } from './common/problem.js';
 
 const COOKIE = 'weir_dashboard';
 

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import { createBoard, type Board } from './bull-board.js';
-import { problem, sendProblem } from './problem.js';
+import { problem, sendProblem } from './common/problem.js';
 
 /**
  * The dashboard's pages may load only what the node serves. bull-board's page links a

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { problem, sendProblem } from './problem.js';
+import { problem, sendProblem } from './common/problem.js';
 
 /**
  * Answers 413 once the declared Content-Length exceeds the limit, before a byte of the

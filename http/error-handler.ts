@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { problem, problemFor, sendProblem } from './problem.js';
+import { problem, problemFor, sendProblem } from './common/problem.js';
 
 export const notFound: RequestHandler = (req, res) => {
   sendProblem(res, problem('NOT_FOUND', `no ${req.method} ${req.path}`));

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Secret } from '../actors/config/secret.js';
-import { keyCheck } from './bearer-key.js';
+import { keyCheck } from './common/bearer-key.js';
 import type { Board } from './bull-board.js';
 import { DASHBOARD_CSP } from './dashboard.js';
 import { dashboardAuth } from './dashboard-auth.js';

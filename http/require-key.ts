@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { bearerToken, keyRefusal, type KeyCheck } from './bearer-key.js';
-import { problem, sendProblem } from './problem.js';
+import { bearerToken, keyRefusal, type KeyCheck } from './common/bearer-key.js';
+import { problem, sendProblem } from './common/problem.js';
 
 /** Refuses every request without the right Bearer key: 401 problem with a WWW-Authenticate challenge. */
 export function requireKey(check: KeyCheck): RequestHandler {

@@ -29,12 +29,12 @@ import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { Router, type RouterOptions } from '../router/router.js';
 import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
-import { buildSink } from '../sinks/build-sinks.js';
+import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
 import { SinkKeeper } from '../sinks/sink-keeper.js';
 import { keptMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
-import { StopDeadline } from './stop-deadline.js';
+import { StopDeadline } from '../base/stop-deadline.js';
 import { nodeTick } from './tick.js';
 
 export interface EngineOptions {

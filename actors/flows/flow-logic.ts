@@ -10,7 +10,7 @@ import type {
   RouteMode,
   TagProtocol,
 } from '../../streams/contract.js';
-import { revise } from './revise.js';
+import { revise } from '../base/revise.js';
 
 /**
  * A flow actor's logic as a pure reducer (xstate's ActorLogic shape): the shell that

@@ -9,7 +9,7 @@ import { FlowCancelledError, type FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
 import { BLOCKED, cancelledWhileOpening, failed } from './flow-result.js';
-import { extend } from './revise.js';
+import { extend } from '../base/revise.js';
 import { clientOnlyTraffic, type ClientSpan } from './socket-meter.js';
 
 /** What the flow pipeline needs from the engine. */

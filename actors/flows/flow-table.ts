@@ -2,10 +2,10 @@ import { Subject, share, tap, type Observable } from 'rxjs';
 import { mergeInners } from '../../streams/merge-inners.js';
 import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
-import { within } from '../engine/within.js';
+import { within } from '../base/within.js';
 import { FlowActor, type CloseRequest } from './flow-actor.js';
 import type { FlowInit } from './flow-logic.js';
-import { extend } from './revise.js';
+import { extend } from '../base/revise.js';
 
 export interface FlowTableOptions {
   /** Prefix that keeps flow ids unique across engine starts. */

@@ -2,7 +2,7 @@ import { isIP, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { BusEvent, Endpoint, FlowAuth, FlowSource, RouteMode, TagProtocol } from '../../streams/contract.js';
 import type { WeirConfig } from '../config/schema.js';
-import { within } from '../engine/within.js';
+import { within } from '../base/within.js';
 import { ALLOW, type HookVerdict } from '../hook/hook-messages.js';
 import { IpcHookClient } from '../hook/ipc-hook-client.js';
 import type { ProcessInfo, ProcessLookup } from '../process/process-lookup.js';

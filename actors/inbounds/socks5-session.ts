@@ -6,7 +6,7 @@ import { socketClosed } from '../net/socket-closed.js';
 import { noteAuthFailure } from './auth-failure.js';
 import { HandshakeError } from './handshake-error.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
-import { handleUdpAssociate } from '../udp/udp-associate.js';
+import { handleUdpAssociate } from './socks5-udp-associate.js';
 import type { InboundEnv } from './inbound-env.js';
 import { acceptSocks5, SOCKS5_REPLY, writeSocks5Reply } from './socks5-handshake.js';
 import { peerOf } from './tcp-listener.js';

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { MAX_SOCKS5_CREDENTIAL_BYTES } from '../config/schema-outbounds.js';
-import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from '../inbounds/socks5-wire.js';
+import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from '../socks5/socks5-wire.js';
 import { ExactReader } from '../net/exact-reader.js';
 import { HopNegotiationError } from './hop-error.js';
 import { authority, type Hop } from './hop.js';

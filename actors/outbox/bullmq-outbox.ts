@@ -39,7 +39,7 @@ import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
 import { evacuateWaiting } from './bullmq-evacuate.js';
-import { within } from '../engine/within.js';
+import { within } from '../base/within.js';
 import { RedisLossWatch, type LossWatchParts } from './redis-loss-watch.js';
 
 export interface BullmqOutboxParts {

@@ -2,7 +2,7 @@ import type { WeirConfig } from '../config/schema.js';
 import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
-import type { StopDeadline } from '../engine/stop-deadline.js';
+import type { StopDeadline } from '../base/stop-deadline.js';
 import { LateOutbox } from './late-outbox.js';
 import { SpillOutbox } from './spill-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';

@@ -1,5 +1,5 @@
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import type { StopDeadline } from '../engine/stop-deadline.js';
+import type { StopDeadline } from '../base/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
 import type { RedisHealth } from './redis-health.js';

@@ -1,6 +1,6 @@
 import type { MatchedRule, RouteMode } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
-import { extend } from '../flows/revise.js';
+import { extend } from '../base/revise.js';
 import { ipOfHost } from '../net/ip-of-host.js';
 import { compileRule, type RuleSpec } from './rule-matcher.js';
 

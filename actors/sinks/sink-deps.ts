@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
-import type { StopDeadline } from '../engine/stop-deadline.js';
+import type { StopDeadline } from '../base/stop-deadline.js';
 
 /** What the engine hands every sink it builds (build-sinks.ts). */
 export interface SinkDeps {

@@ -1,4 +1,4 @@
-import { encodeUdpHeader } from '../inbounds/socks5-wire.js';
+import { encodeUdpHeader } from '../socks5/socks5-wire.js';
 
 /** Most addresses one association remembers; past it the oldest is forgotten. */
 const ADDRESS_MAP_LIMIT = 256;

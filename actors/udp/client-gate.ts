@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { plainIp } from '../net/plain-ip.js';
 
 function unspecified(host: string): boolean {

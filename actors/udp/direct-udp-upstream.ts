@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { dialFailure } from '../errors/flow-failure.js';
 import { dialableAddress } from '../outbounds/dialable-target.js';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { AddressMap, headerMap } from './address-map.js';
 import { plainIp } from '../net/plain-ip.js';
 import { reportSend, type UdpUpstream, type UdpUpstreamEvents } from './udp-upstream.js';

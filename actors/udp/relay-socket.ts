@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { plainIp } from '../net/plain-ip.js';
 
 export interface RelaySocket {

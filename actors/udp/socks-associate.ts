@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { firstHopFailure, negotiationFailure } from '../outbounds/hop-failure.js';
 import { hopEndpoint, type Hop } from '../outbounds/hop.js';
 import { socks5Request } from '../outbounds/socks5-client.js';

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import { isIP, type Socket } from 'node:net';
 import type { RelayHop } from '../../streams/contract.js';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { hopFailure } from '../outbounds/hop-failure.js';
 import { relayHopOf, type Hop } from '../outbounds/hop.js';
 import { headerMap, udpHeaderLength } from './address-map.js';

@@ -1,8 +1,9 @@
 import type dgram from 'node:dgram';
 import type { Socket } from 'node:net';
-import type { FlowAuth, FlowSource } from '../../streams/contract.js';
-import type { InboundEnv } from '../inbounds/inbound-env.js';
-import { decodeUdpDatagram, type SocksTarget } from '../inbounds/socks5-wire.js';
+import type { Logger } from 'pino';
+import type { FlowAuth, FlowSource, TagProtocol } from '../../streams/contract.js';
+import type { FlowEnv } from '../flows/flow-opener.js';
+import { decodeUdpDatagram, type SocksTarget } from '../socks5/socks5-wire.js';
 import { AddressMap } from './address-map.js';
 import type { ClientGate } from './client-gate.js';
 import { openUdpFlow, type OpenedUdpFlow } from './open-udp-flow.js';
@@ -13,6 +14,13 @@ import type { UdpUpstreamEvents } from './udp-upstream.js';
 
 /** Datagrams held while the upstream is being set up; more are dropped. */
 export const OPENING_QUEUE_LIMIT = 32;
+
+/** What an association needs of the SOCKS5 inbound that accepted it. */
+export interface AssociationEnv {
+  flows: FlowEnv;
+  inbound: TagProtocol;
+  log: Logger;
+}
 
 export interface AssociationParts {
   /** The client's TCP connection: the association lives while it is open (RFC 1928 §7). */
@@ -45,7 +53,7 @@ export class UdpAssociation implements UdpUpstreamEvents {
   private readonly idleTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly env: InboundEnv,
+    private readonly env: AssociationEnv,
     private readonly parts: AssociationParts,
   ) {
     const { control, relay } = parts;

@@ -1,6 +1,6 @@
 import type { Outbound } from '../contracts/outbound.js';
 import { FlowFailureError } from '../errors/flow-failure.js';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { ChainOutbound } from '../outbounds/chain-outbound.js';
 import { DirectOutbound } from '../outbounds/direct-outbound.js';
 import { DirectUdpUpstream } from './direct-udp-upstream.js';

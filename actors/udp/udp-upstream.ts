@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { RelayHop } from '../../streams/contract.js';
-import type { SocksTarget } from '../inbounds/socks5-wire.js';
+import type { SocksTarget } from '../socks5/socks5-wire.js';
 
 /** What an upstream tells its association. */
 export interface UdpUpstreamEvents {

@@ -1,5 +1,5 @@
 import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
-import { within } from '../engine/within.js';
+import { within } from '../base/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import type { DeliveryTrouble } from './delivery-trouble.js';
 import { settleFailure, type RetryPolicy } from './delivery-verdict.js';

@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import type { KeyCheck } from '../bearer-key.js';
+import type { KeyCheck } from '../common/bearer-key.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
 import { clashAuth } from './clash-auth.js';
 import { clashCors } from './clash-cors.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { bearerToken, type KeyCheck } from '../bearer-key.js';
+import { bearerToken, type KeyCheck } from '../common/bearer-key.js';
 import { sendMessage } from './clash-errors.js';
 
 /** The node's API key is the Clash secret: `Authorization: Bearer <key>`, compared in constant time. */

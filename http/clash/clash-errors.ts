@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ControlError } from '../../actors/control/control-error.js';
-import { problemFor } from '../problem.js';
+import { problemFor } from '../common/problem.js';
 
 /**
  * A refusal in the Clash dialect: `{"message": string}` with the status mihomo gives

@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { KeyCheck } from '../bearer-key.js';
+import type { KeyCheck } from '../common/bearer-key.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
 import { upgradeAuthorized } from './clash-auth.js';
 import { ClashError } from './clash-errors.js';

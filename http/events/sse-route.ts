@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import { sendProblem } from '../problem.js';
-import { streamParams } from '../query-params.js';
+import { sendProblem } from '../common/problem.js';
+import { streamParams } from '../common/query-params.js';
 import { SSE_KEEP_ALIVE, sseFrame, sseReplayGapComment, sseSlowConsumerFrame } from './encoders.js';
 import { pumpEvents, type StreamTransport } from './event-pump.js';
 import { replayGapHeaders } from './replay-gap.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { FullWarning } from '../full-warning.js';
-import { problem, type Problem } from '../problem.js';
+import { FullWarning } from '../common/full-warning.js';
+import { problem, type Problem } from '../common/problem.js';
 
 /**
  * Seconds a refused subscriber is told to wait before trying again: a place frees the

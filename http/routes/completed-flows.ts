@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { HISTORY_PAGE, type CompletedFlowsQuery } from '../../actors/control/control-ops.js';
 import { ControlError } from '../../actors/control/control-error.js';
-import { integerParam, sequenceParam, stringParam } from '../query-params.js';
+import { integerParam, sequenceParam, stringParam } from '../common/query-params.js';
 
 /**
  * The query of GET /api/v1/flows?state=completed: `limit`, `before` (a sequence, or a

@@ -3,7 +3,7 @@ import type { ControlOps } from '../../actors/control/control-ops.js';
 import { replayGapHeaders } from '../events/replay-gap.js';
 import { completedFlowsQuery, flowsState } from './completed-flows.js';
 import { listFlows } from './flow-listing.js';
-import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, typesParam } from '../query-params.js';
+import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, typesParam } from '../common/query-params.js';
 
 export function healthRoute(ops: ControlOps): RequestHandler {
   return (_req, res) => {

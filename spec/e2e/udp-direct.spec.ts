@@ -7,7 +7,7 @@ import { DIRECT, FINAL_DIRECT, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow, type FlowLifecycle } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
-import { encodeUdpHeader } from '../../actors/inbounds/socks5-wire.js';
+import { encodeUdpHeader } from '../../actors/socks5/socks5-wire.js';
 import { waitFor } from '../support/wait-for.js';
 import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
 import { assertUdpFlow, IPV4_HEADER, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HISTORY_PAGE } from '../../actors/control/control-ops.js';
 import { ControlError } from '../../actors/control/control-error.js';
-import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, streamParams, typesParam } from '../../http/query-params.js';
+import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, streamParams, typesParam } from '../../http/common/query-params.js';
 import { completedFlowsQuery, flowsState } from '../../http/routes/completed-flows.js';
 import { checkProperty } from '../support/fuzz.js';
 

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { HandshakeError, type HandshakeErrorCode } from '../../actors/inbounds/handshake-error.js';
 import type { Socks5User } from '../../actors/inbounds/credentials.js';
 import { acceptSocks5, type Socks5Request } from '../../actors/inbounds/socks5-handshake.js';
-import { encodeAddress, type SocksTarget } from '../../actors/inbounds/socks5-wire.js';
+import { encodeAddress, type SocksTarget } from '../../actors/socks5/socks5-wire.js';
 import { ipOfHost } from '../../actors/net/ip-of-host.js';
 import { isHostName } from '../../actors/net/host-name.js';
 import { duplexPair } from '../support/duplex-pair.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeUdpDatagram, encodeAddress, encodeUdpHeader, type SocksTarget } from '../../actors/inbounds/socks5-wire.js';
+import { decodeUdpDatagram, encodeAddress, encodeUdpHeader, type SocksTarget } from '../../actors/socks5/socks5-wire.js';
 import { ipOfHost } from '../../actors/net/ip-of-host.js';
 import { isHostName } from '../../actors/net/host-name.js';
 import { checkProperty } from '../support/fuzz.js';

@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { once } from 'node:events';
-import { ATYP, decodeUdpDatagram, encodeAddress, encodeUdpHeader, hostFromBytes, type SocksTarget } from '../../actors/inbounds/socks5-wire.js';
+import { ATYP, decodeUdpDatagram, encodeAddress, encodeUdpHeader, hostFromBytes, type SocksTarget } from '../../actors/socks5/socks5-wire.js';
 
 /** The proxy answered the UDP ASSOCIATE request with a REP other than succeeded. */
 export class Socks5ReplyError extends Error {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import * as assert from 'uvu/assert';
 import type { WeirConfig } from '../../../actors/config/schema.js';
 import { Secret } from '../../../actors/config/secret.js';
-import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
+import { StopDeadline } from '../../../actors/base/stop-deadline.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { readSinkOutboxState } from '../../../actors/outbox/read-sink-state.js';

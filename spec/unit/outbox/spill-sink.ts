@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
 import type { EntrySettlement, LeasedOutbox, OutboxEntry } from '../../../actors/contracts/outbox.js';
-import type { StopDeadline } from '../../../actors/engine/stop-deadline.js';
+import type { StopDeadline } from '../../../actors/base/stop-deadline.js';
 import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';

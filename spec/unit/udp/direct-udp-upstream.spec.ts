@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FlowFailureError } from '../../../actors/errors/flow-failure.js';
-import { encodeUdpHeader } from '../../../actors/inbounds/socks5-wire.js';
+import { encodeUdpHeader } from '../../../actors/socks5/socks5-wire.js';
 import { DirectUdpUpstream } from '../../../actors/udp/direct-udp-upstream.js';
 import { waitFor } from '../../support/wait-for.js';
 import { startUdpEcho } from './udp-echo.js';

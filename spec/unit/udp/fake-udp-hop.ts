@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { once } from 'node:events';
-import { decodeUdpDatagram, encodeUdpHeader, type SocksTarget } from '../../../actors/inbounds/socks5-wire.js';
+import { decodeUdpDatagram, encodeUdpHeader, type SocksTarget } from '../../../actors/socks5/socks5-wire.js';
 
 export interface FakeUdpHopOptions {
   /** A REP other than 0 refuses the UDP ASSOCIATE with it. */

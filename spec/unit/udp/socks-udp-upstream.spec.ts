@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FlowFailureError } from '../../../actors/errors/flow-failure.js';
-import { encodeUdpHeader } from '../../../actors/inbounds/socks5-wire.js';
+import { encodeUdpHeader } from '../../../actors/socks5/socks5-wire.js';
 import type { Hop } from '../../../actors/outbounds/hop.js';
 import { SocksUdpUpstream } from '../../../actors/udp/socks-udp-upstream.js';
 import { freePort } from '../../support/free-port.js';

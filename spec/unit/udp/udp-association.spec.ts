@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeUdpHeader } from '../../../actors/inbounds/socks5-wire.js';
+import { encodeUdpHeader } from '../../../actors/socks5/socks5-wire.js';
 import { associate } from '../../support/socks5-udp-client.js';
 import { startUdpEcho } from './udp-echo.js';
 import { udpHarness } from './udp-harness.js';

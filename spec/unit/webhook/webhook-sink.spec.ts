@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
-import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
+import { StopDeadline } from '../../../actors/base/stop-deadline.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookSink } from '../../../actors/webhook/webhook-sink.js';
 import { EventBus } from '../../../streams/event-bus.js';

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { CONTROL_ERRORS, ControlError, type ControlErrorCode } from '../actors/control/control-error.js';
+import { CONTROL_ERRORS, ControlError, type ControlErrorCode } from '../../actors/control/control-error.js';
 
 /** An RFC 9457 problem body with weir's stable `code` (and the operation's details, if any). */
 export interface Problem {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeUdpDatagram, encodeAddress, encodeUdpHeader, hostFromBytes } from '../../../actors/inbounds/socks5-wire.js';
+import { decodeUdpDatagram, encodeAddress, encodeUdpHeader, hostFromBytes } from '../../../actors/socks5/socks5-wire.js';
 
 test('encodes IPv4, IPv6 and domain addresses with their port', () => {
   assert.equal([...encodeAddress({ host: '192.168.0.1', port: 53 })], [1, 192, 168, 0, 1, 0, 53]);

@@ -1,12 +1,12 @@
 import type { Socket } from 'node:net';
 import { BLOCKED } from '../flows/flow-result.js';
-import type { InboundEnv } from '../inbounds/inbound-env.js';
-import { SOCKS5_REPLY, writeSocks5Reply, type Socks5Request } from '../inbounds/socks5-handshake.js';
-import { peerOf } from '../inbounds/tcp-listener.js';
-import { ClientGate } from './client-gate.js';
-import { bindRelaySocket, type RelaySocket } from './relay-socket.js';
-import { UdpAssociation } from './udp-association.js';
-import { routeUdp } from './udp-route.js';
+import type { InboundEnv } from './inbound-env.js';
+import { SOCKS5_REPLY, writeSocks5Reply, type Socks5Request } from './socks5-handshake.js';
+import { peerOf } from './tcp-listener.js';
+import { ClientGate } from '../udp/client-gate.js';
+import { bindRelaySocket, type RelaySocket } from '../udp/relay-socket.js';
+import { UdpAssociation } from '../udp/udp-association.js';
+import { routeUdp } from '../udp/udp-route.js';
 
 /**
  * Answers a SOCKS5 UDP ASSOCIATE. The request's DST is where the client will send

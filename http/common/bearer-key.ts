@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Secret } from '../actors/config/secret.js';
+import type { Secret } from '../../actors/config/secret.js';
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), if any. */
 export function bearerToken(header: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONTROL_ERRORS, ControlError } from '../../../actors/control/control-error.js';
-import { problem, problemFor } from '../../../http/problem.js';
+import { CONTROL_ERRORS, ControlError } from '../../../../actors/control/control-error.js';
+import { problem, problemFor } from '../../../../http/common/problem.js';
 
 /** The error body-parser (http-errors) raises, with the fields the handler reads. */
 function bodyParserError(status: number, type: string, message: string): Error {

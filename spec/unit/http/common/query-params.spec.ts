@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ControlError } from '../../../actors/control/control-error.js';
-import { integerParam, sequenceParam, streamParams, typesParam } from '../../../http/query-params.js';
+import { ControlError } from '../../../../actors/control/control-error.js';
+import { integerParam, sequenceParam, streamParams, typesParam } from '../../../../http/common/query-params.js';
 
 function refusal(fn: () => unknown): ControlError {
   try {

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sseFrame, sseReplayGapComment, sseSlowConsumerFrame, wsMessage, wsSlowConsumerReason } from '../../../http/events/encoders.js';
-import { replayGapHeaders } from '../../../http/events/replay-gap.js';
-import { published } from '../../support/published.js';
+import { sseFrame, sseReplayGapComment, sseSlowConsumerFrame, wsMessage, wsSlowConsumerReason } from '../../../../http/events/encoders.js';
+import { replayGapHeaders } from '../../../../http/events/replay-gap.js';
+import { published } from '../../../support/published.js';
 
 test('an SSE frame carries id = sequence, event = type and data = the envelope JSON on one line', () => {
   const e = published(7, 'policy.selected', { note: 'two\nlines' });

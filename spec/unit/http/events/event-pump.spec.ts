@@ -1,10 +1,10 @@
 import { Subject, VirtualTimeScheduler } from 'rxjs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pumpEvents, type StreamTransport } from '../../../http/events/event-pump.js';
-import type { SubscriberLimits } from '../../../http/events/stream-limits.js';
-import type { PublishedEvent } from '../../../streams/published-event.js';
-import { published } from '../../support/published.js';
+import { pumpEvents, type StreamTransport } from '../../../../http/events/event-pump.js';
+import type { SubscriberLimits } from '../../../../http/events/stream-limits.js';
+import type { PublishedEvent } from '../../../../streams/published-event.js';
+import { published } from '../../../support/published.js';
 
 function envelope(sequence: number, pad = 0): PublishedEvent {
   return published(sequence, 'stats.sampled', {}, { pad: 'x'.repeat(pad) });

@@ -1,9 +1,9 @@
 import type { SinkConfig } from '../config/schema.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
-import { readConnectorState } from './connector-state-file.js';
-import { JsonlSink } from './jsonl-sink.js';
-import type { SinkDeps } from './sink-deps.js';
+import { readConnectorState } from '../sinks/connector-state-file.js';
+import { JsonlSink } from '../sinks/jsonl-sink.js';
+import type { SinkDeps } from '../sinks/sink-deps.js';
 
 
 /**

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StopDeadline } from '../../../actors/engine/stop-deadline.js';
+import { StopDeadline } from '../../../actors/base/stop-deadline.js';
 
 /** A promise that never settles: a Redis or receiver that stopped answering. */
 const hung = (): Promise<string> => new Promise<string>(() => {});

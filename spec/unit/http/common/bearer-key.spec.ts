@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Secret } from '../../../actors/config/secret.js';
-import { bearerToken, keyCheck, keyRefusal } from '../../../http/bearer-key.js';
+import { Secret } from '../../../../actors/config/secret.js';
+import { bearerToken, keyCheck, keyRefusal } from '../../../../http/common/bearer-key.js';
 
 test('bearerToken reads the token of a Bearer header, the scheme in any case', () => {
   assert.is(bearerToken('Bearer abc.DEF-123'), 'abc.DEF-123');

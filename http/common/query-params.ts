@@ -1,6 +1,6 @@
-import { ControlError } from '../actors/control/control-error.js';
-import { EVENT_TYPES } from '../streams/contract.js';
-import { typeFilter, typeNamesFromQuery } from '../streams/type-filter.js';
+import { ControlError } from '../../actors/control/control-error.js';
+import { EVENT_TYPES } from '../../streams/contract.js';
+import { typeFilter, typeNamesFromQuery } from '../../streams/type-filter.js';
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
