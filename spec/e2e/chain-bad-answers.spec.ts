@@ -9,7 +9,7 @@ import { eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { fakeHttp } from '../unit/outbounds/fake-http.js';
 import { fakeSocks } from '../unit/outbounds/fake-socks.js';
-import { assertHopFailed, startChainNode, type RouteExpectation } from './chain-expect.js';
+import { assertHopFailed, startChainNode, type RouteExpectation } from '../support/chain-expect.js';
 
 /**
  * Upstream proxies that answer what no well-behaved one does, through a real node:

@@ -9,7 +9,7 @@ import { freePort } from '../support/free-port.js';
 import { eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startMicrosocks, startTinyproxy } from '../support/upstream-proxies.js';
-import { assertHopFailed, hopOutbound, startChainNode, type RouteExpectation } from './chain-expect.js';
+import { assertHopFailed, hopOutbound, startChainNode, type RouteExpectation } from '../support/chain-expect.js';
 
 const MS_USER = { username: 'weir', password: 'right-pass-51e0' };
 const WRONG = { username: 'weir', password: 'wrong-pass-c4b2' };

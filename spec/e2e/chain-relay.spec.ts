@@ -8,7 +8,7 @@ import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { eventsPath } from '../support/node-config.js';
 import { closedConnection, startOrigin } from '../support/origin.js';
 import { startDante, startMicrosocks, startTinyproxy } from '../support/upstream-proxies.js';
-import { assertChained, hopOutbound, relayHop, startChainNode, type ChainedExpectation } from './chain-expect.js';
+import { assertChained, hopOutbound, relayHop, startChainNode, type ChainedExpectation } from '../support/chain-expect.js';
 
 const MS_USER = { username: 'weir', password: 'ms-pass-7d1f' };
 const TINY_USER = { username: 'weir', password: 'tiny-pass-93ac' };

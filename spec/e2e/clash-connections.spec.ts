@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
 import { ofType, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { waitFor } from '../support/wait-for.js';
-import { WsClient } from './support-http-clients.js';
-import { CLASH_KEY, clashFixture } from './support-clash.js';
+import { WsClient } from '../support/event-clients.js';
+import { CLASH_KEY, clashFixture } from '../support/clash-fixture.js';
 
 // Flows as Clash connections, and the other streams, against a real `weir run` with
 // real downloads through it: the shapes the dashboards read, and closes that end flows.

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
 import { ofType, waitForEvents } from '../support/jsonl.js';
 import { waitFor } from '../support/wait-for.js';
-import { WsClient } from './support-http-clients.js';
-import { CLASH_KEY, clashFixture } from './support-clash.js';
+import { WsClient } from '../support/event-clients.js';
+import { CLASH_KEY, clashFixture } from '../support/clash-fixture.js';
 
 // The Clash endpoints clash-api.md marks required, with the exact fields and types the
 // dashboards read, against a real `weir run`.

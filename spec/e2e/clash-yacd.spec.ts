@@ -12,7 +12,7 @@ import { ofType, waitForEvents } from '../support/jsonl.js';
 import { serveStatic, type StaticSite } from '../support/static-site.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-import { CLASH_KEY, clashFixture, type ClashSetup } from './support-clash.js';
+import { CLASH_KEY, clashFixture, type ClashSetup } from '../support/clash-fixture.js';
 
 // The built yacd (a real Clash dashboard) in headless Chromium against a real `weir
 // run` with real traffic: what a person would see and do on its pages.

@@ -8,7 +8,7 @@ import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycl
 import { ofType, readJsonl, waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { runWeir } from '../support/weir-bin.js';
-import { cliFixture } from './support-cli.js';
+import { cliFixture } from '../support/cli-fixture.js';
 
 const setup = cliFixture(test);
 

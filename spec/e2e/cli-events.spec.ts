@@ -6,7 +6,7 @@ import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
 import { WEIR_BIN } from '../support/weir-bin.js';
-import { cliFixture } from './support-cli.js';
+import { cliFixture } from '../support/cli-fixture.js';
 
 const setup = cliFixture(test);
 

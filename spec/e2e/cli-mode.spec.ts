@@ -4,7 +4,7 @@ import type { FlowRecord } from '../../streams/contract.js';
 import { curl } from '../support/curl.js';
 import { recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
-import { cliFixture } from './support-cli.js';
+import { cliFixture } from '../support/cli-fixture.js';
 
 // Rule mode sends everything to `block`, so each mode is told apart by the outcome.
 const setup = cliFixture(test, { final: 'block' });

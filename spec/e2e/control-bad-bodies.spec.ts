@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startHttpControl, type HttpControl } from '../../http/control-server.js';
 import { LineClient } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 let node: IpcNode;
 let http: HttpControl;

@@ -9,7 +9,7 @@ import { ofType, readJsonl, waitForEvents, warningsOf, type JsonEnvelope } from 
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 /** The range the warning names for `tag`: `sink "<tag>" <from>..<to>`. */
 function rangeNamed(warning: JsonEnvelope, tag: string): [number, number] {

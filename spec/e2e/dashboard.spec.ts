@@ -5,7 +5,7 @@ import { freePort } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { startOrigin } from '../support/origin.js';
 import { DASHBOARD_CSP } from '../../http/dashboard.js';
-import { startHookNode } from './webhook-node.js';
+import { startHookNode } from '../support/webhook-node.js';
 
 const API_KEY = 'e2e-api-key-not-a-secret';
 

@@ -12,7 +12,7 @@ import { startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir, WEIR_BIN } from '../support/weir-bin.js';
-import { startHookNode, type HookNode } from './webhook-node.js';
+import { startHookNode, type HookNode } from '../support/webhook-node.js';
 
 const DASHBOARD_KEY = 'fleet-dashboard-key-not-a-secret';
 

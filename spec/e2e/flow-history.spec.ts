@@ -9,7 +9,7 @@ import { startOrigin } from '../support/origin.js';
 import { restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
 import { runWeir } from '../support/weir-bin.js';
-import { controlUp, getJson } from './support-control.js';
+import { controlUp, getJson } from '../support/control-json.js';
 
 const ALICE = 'alice:alice-pw-1b2c';
 const BOB = 'bob:bob-pw-3d4e';

@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient, WsClient } from './support-http-clients.js';
-import { startNode, type TestNode } from './support-http.js';
+import { SseClient, WsClient } from '../support/event-clients.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 let node: TestNode;
 

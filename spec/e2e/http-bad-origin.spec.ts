@@ -8,8 +8,8 @@ import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { rawExchange } from '../support/raw-client.js';
-import { startRawOrigin } from './support-http-raw-origin.js';
-import { proxyGet } from './support-http-wire.js';
+import { startRawOrigin } from '../support/raw-origin.js';
+import { proxyGet } from '../support/wire-client.js';
 
 const HTTP = { tag: 'http-in', protocol: 'http' };
 

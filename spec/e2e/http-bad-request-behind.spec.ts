@@ -6,7 +6,7 @@ import { assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 /**
  * A request Node's parser refuses (an oversized head, bytes that are no HTTP, anything

@@ -5,8 +5,8 @@ import { curl, CURL_TIMED_OUT, type CurlResult } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient } from './support-http-clients.js';
-import { startNode, type TestNode } from './support-http.js';
+import { SseClient } from '../support/event-clients.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 let node: TestNode;
 let origin: Origin;

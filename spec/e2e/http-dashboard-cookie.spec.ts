@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 let node: TestNode;
 

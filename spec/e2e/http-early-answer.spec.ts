@@ -7,8 +7,8 @@ import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { startRawOrigin } from './support-http-raw-origin.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { startRawOrigin } from '../support/raw-origin.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 /**
  * An origin may answer before it has read the request body (a 413, a 401): the answer

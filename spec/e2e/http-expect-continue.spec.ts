@@ -7,8 +7,8 @@ import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
-import { startRawOrigin } from './support-http-raw-origin.js';
-import { WireClient } from './support-http-wire.js';
+import { startRawOrigin } from '../support/raw-origin.js';
+import { WireClient } from '../support/wire-client.js';
 
 /**
  * `Expect: 100-continue` is the origin's to answer (RFC 9110 §10.1.1): a proxy either

@@ -7,7 +7,7 @@ import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow, nextRoutedFlowId } from '../support/flow-lifecycle.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { runWeir } from '../support/weir-bin.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 /**
  * A plain forwarded exchange cut before its answer or its request was all relayed: the

@@ -6,7 +6,7 @@ import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { assertDirectBytes } from '../support/relay-bytes.js';
-import { WireClient } from './support-http-wire.js';
+import { WireClient } from '../support/wire-client.js';
 
 /**
  * A forwarded request reaches the origin with the Host of its request target (RFC 9112

@@ -9,8 +9,8 @@ import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { waitForEvents, type JsonEnvelope } from '../support/jsonl.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { runWeir } from '../support/weir-bin.js';
-import { startRawOrigin } from './support-http-raw-origin.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { startRawOrigin } from '../support/raw-origin.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 const HTTP = { tag: 'http-in', protocol: 'http' };
 

@@ -5,7 +5,7 @@ import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { freePort } from '../support/free-port.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { startSlowHop } from '../support/slow-hop.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 /**
  * On a pipelined HTTP connection the flows share what the client received, each its own

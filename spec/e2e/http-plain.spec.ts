@@ -9,7 +9,7 @@ import { knownFlows, nextFlow, nextFlows } from '../support/flow-lifecycle.js';
 import { closedConnection } from '../support/origin.js';
 import { proxyFixture } from '../support/proxy-fixture.js';
 import { assertDirectBytes } from '../support/relay-bytes.js';
-import { proxyGet, WireClient } from './support-http-wire.js';
+import { proxyGet, WireClient } from '../support/wire-client.js';
 
 const OPEN = { tag: 'http-in', protocol: 'http' };
 const GUARDED = { tag: 'http-auth', protocol: 'http' };

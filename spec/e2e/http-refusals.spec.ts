@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 // What the control plane answers to requests it cannot take, as http/README.md says:
 // "Malformed query numbers or JSON: 400 BAD_REQUEST ...; a body that fails validation:

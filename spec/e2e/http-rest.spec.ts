@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
 import { rawExchange } from '../support/raw-client.js';
 import { assertStatsFields } from '../support/stats-fields.js';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 let node: TestNode;
 

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import type { Envelope } from '../../streams/contract.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 const EVENTS = 100_000;
 const BOUND = 1024 * 1024;

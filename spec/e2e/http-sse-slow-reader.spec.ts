@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { settlesBeforeFar } from '../support/far-bound.js';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 // A subscriber stops reading while events flow, is cut off as a slow consumer, and reads
 // what it was sent only after a long pause (longer than 30 s, and than the server's

@@ -4,8 +4,8 @@ import * as assert from 'uvu/assert';
 import type { Envelope, FlowSnapshotPayload } from '../../streams/contract.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient } from './support-http-clients.js';
-import { assertContiguous, StreamSpec } from './support-streams.js';
+import { SseClient } from '../support/event-clients.js';
+import { assertContiguous, StreamSpec } from '../support/stream-spec.js';
 
 const streams = new StreamSpec(test);
 

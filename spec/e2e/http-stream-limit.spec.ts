@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient, WsClient } from './support-http-clients.js';
-import { startNode, type TestNode } from './support-http.js';
+import { SseClient, WsClient } from '../support/event-clients.js';
+import { startNode, type TestNode } from '../support/api-node.js';
 
 // Every live subscriber holds a bus subscription, a queue of up to 8 MiB and a socket,
 // and the streams took as many as came. They now hold a bounded number, SSE and

@@ -7,7 +7,7 @@ import { startOrigin, type Origin } from '../support/origin.js';
 import { assertStatsFields } from '../support/stats-fields.js';
 import { waitFor } from '../support/wait-for.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 let node: IpcNode;
 let origin: Origin;

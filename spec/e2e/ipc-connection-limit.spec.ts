@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from '../support/wait-for.js';
 import { LineClient } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 // Every IPC connection holds memory even idle (~80 KiB: 7,000 idle clients held ~580 MB),
 // and the channel took as many as came. It now holds a bounded number.

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startIpcServer, type IpcServer } from '../../http/ipc/ipc-server.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 // A client that begins a request line and never ends it made the node hold up to
 // 1 MiB per connection for as long as it stayed connected (300 such clients: +250 MiB

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 let node: IpcNode;
 

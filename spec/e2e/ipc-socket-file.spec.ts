@@ -8,7 +8,7 @@ import { IpcSocketError } from '../../http/ipc/ipc-socket-file.js';
 import { startIpcServer } from '../../http/ipc/ipc-server.js';
 import { rejectionOf } from '../support/rejection.js';
 import { LineClient } from '../unit/ipc/line-client.js';
-import { startIpcNode, type IpcNode } from './support-ipc.js';
+import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 
 let node: IpcNode;
 const log = pino({ level: 'silent' });

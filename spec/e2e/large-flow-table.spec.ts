@@ -13,7 +13,7 @@ import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
-import { SseClient } from './support-http-clients.js';
+import { SseClient } from '../support/event-clients.js';
 
 /** More flows than three slices of a listing: every way of listing them takes several turns. */
 const TUNNELS = 3 * RECORDS_PER_SLICE + 10;

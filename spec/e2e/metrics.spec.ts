@@ -11,8 +11,8 @@ import { recordOf } from '../support/flow-expect.js';
 import { freePort } from '../support/free-port.js';
 import { ofType, readJsonl } from '../support/jsonl.js';
 import { waitFor } from '../support/wait-for.js';
-import { CLASH_KEY, clashFixture, type ClashSetup } from './support-clash.js';
-import { WsClient } from './support-http-clients.js';
+import { CLASH_KEY, clashFixture, type ClashSetup } from '../support/clash-fixture.js';
+import { WsClient } from '../support/event-clients.js';
 import { LineClient } from '../unit/ipc/line-client.js';
 
 // GET /metrics of a real `weir run` under real traffic: Prometheus text that promtool

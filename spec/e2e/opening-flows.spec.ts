@@ -13,7 +13,7 @@ import { rawExchange } from '../support/raw-client.js';
 import { associate } from '../support/socks5-udp-client.js';
 import { startSlowHop } from '../support/slow-hop.js';
 import { runWeir } from '../support/weir-bin.js';
-import { assertUdpFlow, IPV4_HEADER, udpTraffic } from './udp-expect.js';
+import { assertUdpFlow, IPV4_HEADER, udpTraffic } from '../support/udp-expect.js';
 
 // Flows whose dial is still pending: through a hop that never answers (`stall`), or one
 // that answers after a while (`slow`). Dials have no deadline of their own here.

@@ -8,7 +8,7 @@ import { startOrigin, type Origin } from '../support/origin.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
 import { restartableConfig, type RestartableConfig } from '../support/restartable-config.js';
 import { runWeir } from '../support/weir-bin.js';
-import { controlUp, getJson } from './support-control.js';
+import { controlUp, getJson } from '../support/control-json.js';
 
 const ALICE = 'alice:alice-pw-4c1d';
 const BOB = 'bob:bob-pw-9e07';

@@ -6,8 +6,8 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { completedById, deliveredAll } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { completedById, deliveredAll } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 /** The node's log lines that carry `code`. */
 function codeLines(stdout: string, code: string): Record<string, unknown>[] {

@@ -9,7 +9,7 @@ import { startOrigin } from '../support/origin.js';
 import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient, WsClient } from './support-http-clients.js';
+import { SseClient, WsClient } from '../support/event-clients.js';
 
 /** The node's replay ring: six flows of three events or more overrun it several times. */
 const RING = 8;

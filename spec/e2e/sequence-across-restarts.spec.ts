@@ -6,7 +6,7 @@ import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
 import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
 import { waitFor } from '../support/wait-for.js';
-import { SseClient } from './support-http-clients.js';
+import { SseClient } from '../support/event-clients.js';
 
 async function startedSequences(events: string, runs: number): Promise<number[]> {
   const all = await waitForEvents(events, (es) => ofType(es, 'engine.started').length >= runs, WAIT_MS, `engine.started of run ${runs}`);

@@ -11,8 +11,8 @@ import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { startDante, startMicrosocks, type UpstreamProxy } from '../support/upstream-proxies.js';
 import { startUdpEcho } from '../unit/udp/udp-echo.js';
-import { hopOutbound, relayHop } from './chain-expect.js';
-import { assertUdpFlow, IPV4_HEADER, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+import { hopOutbound, relayHop } from '../support/chain-expect.js';
+import { assertUdpFlow, IPV4_HEADER, moved, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from '../support/udp-expect.js';
 
 /** Outbound tag → a socks inbound `in-<tag>` routed to it by rule `index`. */
 const ROUTED = ['dante', 'ms', 'doomed'] as const;

@@ -10,7 +10,7 @@ import { associate, Socks5ReplyError } from '../support/socks5-udp-client.js';
 import { encodeUdpHeader } from '../../actors/socks5/socks5-wire.js';
 import { waitFor } from '../support/wait-for.js';
 import { startUdpEcho, type UdpEcho } from '../unit/udp/udp-echo.js';
-import { assertUdpFlow, IPV4_HEADER, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from './udp-expect.js';
+import { assertUdpFlow, IPV4_HEADER, moved, type UdpFlowExpectation, udpDelta, udpStatsAfter, udpStatsNow, udpTraffic } from '../support/udp-expect.js';
 
 const SOCKS = { tag: 'udp-socks', protocol: 'socks' };
 const MIXED = { tag: 'udp-mixed', protocol: 'mixed' };

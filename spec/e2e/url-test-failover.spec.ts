@@ -10,7 +10,7 @@ import { eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startSlowHop } from '../support/slow-hop.js';
 import { startMicrosocks } from '../support/upstream-proxies.js';
-import { startChainNode } from './chain-expect.js';
+import { startChainNode } from '../support/chain-expect.js';
 
 /**
  * A url_test group whose chosen member goes down between two scheduled rounds: the

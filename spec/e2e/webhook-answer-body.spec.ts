@@ -4,7 +4,7 @@ import type net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startOrigin } from '../support/origin.js';
-import { startHookNode, stopAll } from './webhook-node.js';
+import { startHookNode, stopAll } from '../support/webhook-node.js';
 
 /** The node's resident memory in MiB, or null once the process is gone. */
 function rssMiB(pid: number): number | null {

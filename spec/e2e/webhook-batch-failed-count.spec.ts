@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 /**
  * `total_failed` counts envelopes, as `total_delivered` does: one per envelope of each

@@ -8,8 +8,8 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type HookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, type HookNode, stopAll } from '../support/webhook-node.js';
 
 function delivered(receiver: WebhookReceiver, port: number, timeoutMs = 10_000): Promise<unknown> {
   return waitFor(

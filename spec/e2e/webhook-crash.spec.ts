@@ -5,8 +5,8 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
-import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type SinkView, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, type SinkView, stopAll } from '../support/webhook-node.js';
 
 const FLOWS = 16;
 

@@ -7,7 +7,7 @@ import type { Envelope } from '../../streams/contract.js';
 import { startOrigin } from '../support/origin.js';
 import { tempDir } from '../support/temp-dir.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 // The state dir on a 4 MiB tmpfs that the spec fills to the last byte right after an
 // append, while the free space the node last read still looks ample: the next

@@ -4,8 +4,8 @@ import { readJsonl, ofType, waitForEvents } from '../support/jsonl.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 /** Room for a few flow.completed envelopes (about 2 KB each), not for ten. */
 const MAX_BYTES = 6000;

@@ -8,8 +8,8 @@ import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 import { runWeir } from '../support/weir-bin.js';
-import { assertWellFormed, completedById, deliveredAll } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll, type SinkView } from './webhook-node.js';
+import { assertWellFormed, completedById, deliveredAll } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll, type SinkView } from '../support/webhook-node.js';
 
 const QUEUE = `${E2E_NODE_ID}/hook`;
 

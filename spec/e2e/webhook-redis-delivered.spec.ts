@@ -5,8 +5,8 @@ import { startRedisReplyCut } from '../support/redis-reply-cut.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { completedById, deliveredAll } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from './webhook-node.js';
+import { completedById, deliveredAll } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from '../support/webhook-node.js';
 
 // total_delivered counts the distinct events a receiver acknowledged, whatever Redis
 // did meanwhile: a fleet audit saw 48 for 50 after Redis outages.

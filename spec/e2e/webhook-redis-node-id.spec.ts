@@ -6,8 +6,8 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { completedById, deliveredAll, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type HookNodeOptions } from './webhook-node.js';
+import { completedById, deliveredAll, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type HookNodeOptions } from '../support/webhook-node.js';
 
 // Nodes of a fleet share one Redis, and every key of a node's outbox carries its
 // node.id: two nodes given the same id (a copied config, the host name default on one

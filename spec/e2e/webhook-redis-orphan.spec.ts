@@ -7,8 +7,8 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { deliveredAll, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { deliveredAll, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 // A kill -9 of Redis between moving a job to active (kept by the AOF) and the reply
 // leaves the job active under a lock no worker renews: the worker connection sends the

@@ -6,7 +6,7 @@ import { startOrigin, type Origin } from '../support/origin.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { HOOK_TOKEN, startHookNode, stopAll, type HookNode } from './webhook-node.js';
+import { HOOK_TOKEN, startHookNode, stopAll, type HookNode } from '../support/webhook-node.js';
 
 /**
  * Bound on a stop with Redis hung or dead, from SIGTERM to exit. The node aims at

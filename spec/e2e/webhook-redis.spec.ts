@@ -11,8 +11,8 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById, deliveredAll, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById, deliveredAll, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 test('Redis killed mid-stream and restarted: every curl’s flow.completed is delivered', async () => {
   const redis = await startRedisServer();

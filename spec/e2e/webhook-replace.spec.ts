@@ -7,8 +7,8 @@ import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, type ApiReply, type HookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, type ApiReply, type HookNode, stopAll } from '../support/webhook-node.js';
 
 /** The sink `hook` as an upsert: startHookNode's fields, with an answer wait long enough to hold a replacement. */
 function hookSink(receiver: WebhookReceiver, batchSize: number): Record<string, unknown> {

@@ -7,8 +7,8 @@ import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { startDeliver } from '../support/weir-deliver.js';
-import { deliveredAll } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll, type HookNode } from './webhook-node.js';
+import { deliveredAll } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll, type HookNode } from '../support/webhook-node.js';
 
 /** Failed attempts the receiver answers 500 before it answers 200 again: several retries, one episode. */
 const FAILED_ATTEMPTS = 6;

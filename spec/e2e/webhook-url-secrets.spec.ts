@@ -7,8 +7,8 @@ import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { completedById, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 // Secrets a receiver may take in its URL; none may show anywhere the node shows the URL.
 const QUERY_SECRET = 's3cr3t-in-query';

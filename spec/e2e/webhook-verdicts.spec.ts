@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startWebhookReceiver, type Answer } from '../support/webhook-receiver.js';
-import { assertWellFormed, completedById, sourcePortOf } from './webhook-expect.js';
-import { HOOK_TOKEN, startHookNode, stopAll } from './webhook-node.js';
+import { assertWellFormed, completedById, sourcePortOf } from '../support/webhook-expect.js';
+import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
 test('500 is retried, 429 waits its Retry-After, 400 dead-letters; a replay delivers the dead letter', async () => {
   const receiver = await startWebhookReceiver(HOOK_TOKEN);

@@ -1,6 +1,6 @@
-import { WAIT_MS } from '../support/far-bound.js';
-import { waitFor } from '../support/wait-for.js';
-import { RESTARTABLE_API_KEY } from '../support/restartable-config.js';
+import { WAIT_MS } from './far-bound.js';
+import { waitFor } from './wait-for.js';
+import { RESTARTABLE_API_KEY } from './restartable-config.js';
 
 /** A control-plane request with the key of restartableConfig; the body parsed as JSON. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- spec-side convenience, never in http/

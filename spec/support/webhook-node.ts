@@ -1,13 +1,13 @@
 import * as assert from 'uvu/assert';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
-import { curl } from '../support/curl.js';
-import { freePorts } from '../support/free-port.js';
-import { jsonOrUndefined } from '../support/json-or-undefined.js';
-import { e2eConfig, eventsPath } from '../support/node-config.js';
-import type { Origin } from '../support/origin.js';
-import { startNode, type WeirNode } from '../support/start-node.js';
-import { tempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait-for.js';
+import { curl } from './curl.js';
+import { freePorts } from './free-port.js';
+import { jsonOrUndefined } from './json-or-undefined.js';
+import { e2eConfig, eventsPath } from './node-config.js';
+import type { Origin } from './origin.js';
+import { startNode, type WeirNode } from './start-node.js';
+import { tempDir } from './temp-dir.js';
+import { waitFor } from './wait-for.js';
 
 /** The Webhook token of the specs; it must never show up in an API body or a log. */
 export const HOOK_TOKEN = 'whtok-e2e-7f3c9a1d5b2e8f40';

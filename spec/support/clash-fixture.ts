@@ -1,15 +1,15 @@
 import type { Test } from 'uvu';
-import { curl } from '../support/curl.js';
-import { WAIT_MS } from '../support/far-bound.js';
-import { fixture } from '../support/fixture.js';
-import { freePorts } from '../support/free-port.js';
-import { jsonOrUndefined } from '../support/json-or-undefined.js';
-import { e2eConfig, eventsPath } from '../support/node-config.js';
-import { startOrigin, type Origin } from '../support/origin.js';
-import { startNode, type WeirNode } from '../support/start-node.js';
-import { tempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait-for.js';
-import { WsClient } from './support-http-clients.js';
+import { curl } from './curl.js';
+import { WAIT_MS } from './far-bound.js';
+import { fixture } from './fixture.js';
+import { freePorts } from './free-port.js';
+import { jsonOrUndefined } from './json-or-undefined.js';
+import { e2eConfig, eventsPath } from './node-config.js';
+import { startOrigin, type Origin } from './origin.js';
+import { startNode, type WeirNode } from './start-node.js';
+import { tempDir } from './temp-dir.js';
+import { waitFor } from './wait-for.js';
+import { WsClient } from './event-clients.js';
 
 export const CLASH_KEY = 'clash-spec-api-key-not-a-secret';
 

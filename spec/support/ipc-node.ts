@@ -4,7 +4,7 @@ import { ControlOps } from '../../actors/control/control-ops.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startIpcServer, type IpcServerOptions } from '../../http/ipc/ipc-server.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from './temp-dir.js';
 
 export interface IpcNode {
   engine: Engine;

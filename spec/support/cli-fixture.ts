@@ -1,6 +1,6 @@
 import type { Test } from 'uvu';
-import { proxyFixture, type ProxySetup } from '../support/proxy-fixture.js';
-import { runWeir, type CommandResult } from '../support/weir-bin.js';
+import { proxyFixture, type ProxySetup } from './proxy-fixture.js';
+import { runWeir, type CommandResult } from './weir-bin.js';
 
 export const MIXED = { tag: 'mixed-in', protocol: 'mixed' };
 

@@ -1,13 +1,13 @@
 import * as assert from 'uvu/assert';
 import type { Endpoint, FlowFailure, FlowRecord, RelayHop, TagProtocol } from '../../streams/contract.js';
-import { recordOf } from '../support/flow-expect.js';
-import { freePorts } from '../support/free-port.js';
-import type { FlowLifecycle } from '../support/flow-lifecycle.js';
-import { e2eConfig } from '../support/node-config.js';
-import type { OriginConnection } from '../support/origin.js';
-import { startNode, type WeirNode } from '../support/start-node.js';
-import { tempDir } from '../support/temp-dir.js';
-import type { UpstreamProxy } from '../support/upstream-proxies.js';
+import { recordOf } from './flow-expect.js';
+import { freePorts } from './free-port.js';
+import type { FlowLifecycle } from './flow-lifecycle.js';
+import { e2eConfig } from './node-config.js';
+import type { OriginConnection } from './origin.js';
+import { startNode, type WeirNode } from './start-node.js';
+import { tempDir } from './temp-dir.js';
+import type { UpstreamProxy } from './upstream-proxies.js';
 
 /** The config of a socks/http outbound pointing at a running upstream proxy. */
 export function hopOutbound(tag: string, proxy: UpstreamProxy, user?: { username: string; password: string }): Record<string, unknown> {

@@ -7,10 +7,10 @@ import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
 import { startHttpControl, type HttpControlOptions } from '../../http/control-server.js';
-import { WAIT_MS } from '../support/far-bound.js';
-import { jsonOrUndefined } from '../support/json-or-undefined.js';
-import { tempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait-for.js';
+import { WAIT_MS } from './far-bound.js';
+import { jsonOrUndefined } from './json-or-undefined.js';
+import { tempDir } from './temp-dir.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * A whole node for the HTTP specs, built from a config literal: engine, control

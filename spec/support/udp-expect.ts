@@ -12,10 +12,10 @@ import type {
   UdpUpstreamStats,
 } from '../../streams/contract.js';
 import { zeroUdpStats } from '../../actors/flows/flow-stats.js';
-import { recordOf } from '../support/flow-expect.js';
-import type { FlowLifecycle } from '../support/flow-lifecycle.js';
-import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
-import { WAIT_MS } from '../support/far-bound.js';
+import { recordOf } from './flow-expect.js';
+import type { FlowLifecycle } from './flow-lifecycle.js';
+import { ofType, readJsonl, waitForEvents } from './jsonl.js';
+import { WAIT_MS } from './far-bound.js';
 
 /** What a spec knows about the flow of one of its UDP associations. */
 export interface UdpFlowExpectation {

@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { WAIT_MS } from '../support/far-bound.js';
-import { waitFor } from '../support/wait-for.js';
+import { WAIT_MS } from './far-bound.js';
+import { waitFor } from './wait-for.js';
 
 /** The bytes one step of a WireClient moved on its connection. */
 export interface WireStep {

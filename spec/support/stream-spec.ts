@@ -1,6 +1,6 @@
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startNode, type TestNode } from './support-http.js';
+import { startNode, type TestNode } from './api-node.js';
 
 /**
  * The node of an SSE or WebSocket spec file, with 100 ms heartbeats, started before

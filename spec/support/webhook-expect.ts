@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import type { ReceivedRequest } from '../support/webhook-receiver.js';
+import type { ReceivedRequest } from './webhook-receiver.js';
 
 /** The flow's source port of a flow.completed envelope. */
 export function sourcePortOf(envelope: object): number {
