@@ -14,7 +14,7 @@ const TYPE_INDEX = new Map<EventType, number>(EVENT_TYPES.map((t, i) => [t, i]))
  * The replay ring: the most recent events' JSON, kept as UTF-8 in one arena with their
  * sequence, type and offsets in typed arrays. Keeping nothing on the JS heap per event
  * matters: a ring of 65k envelope objects, or of their JSON strings, is promoted to the
- * old generation and collected there, measured at ~20 µs of GC per flow. The oldest
+ * old generation and collected there, at a GC cost per flow. The oldest
  * events are dropped once `capacity` events are held or their bytes would be written
  * over; replay decodes what is left.
  */
@@ -36,8 +36,8 @@ export class EventRing {
     const { capacity, maxBytes } = opts;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
     if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > 2 ** 32 - 1) throw new RangeError('ring bytes must be an integer from 1 to 2^32-1');
-    // Touched once here: a page's first write costs a fault (~15 µs per 4 KiB measured on
-    // this kind of VM), which would otherwise land on the first events of a busy node.
+    // Touched once here: a page's first write costs a fault, which would otherwise land on
+    // the first events of a busy node.
     this.arena = Buffer.allocUnsafe(maxBytes).fill(0);
     this.sequences = new Float64Array(capacity);
     this.starts = new Uint32Array(capacity);

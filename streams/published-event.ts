@@ -30,7 +30,7 @@ export class PublishedEvent<P extends object = object> {
     if (envelope.source_id !== null) throw new TypeError('a published envelope has source_id null; sinks add theirs');
     // The envelope's fields in the contract's order, written out so source_id's place is
     // known. schema_id is a constant and event_type one of the contract's names: neither
-    // needs escaping, and numbers need no call into JSON.stringify (~0.15 µs a call, measured).
+    // needs escaping, and numbers need no call into JSON.stringify.
     const head =
       `${SCHEMA_HEAD}${JSON.stringify(envelope.event_id)},"event_type":"${envelope.event_type}"` +
       `,"occurred_at_unix_ms":${jsonNumber(envelope.occurred_at_unix_ms)}${SOURCE_KEY}`;

@@ -7,8 +7,8 @@ export const RECORDS_PER_SLICE = 256;
 /**
  * The JSON of `records` a slice at a time: each slice's records as array elements
  * (the text between the brackets), with the event loop turning between slices. The
- * active table of a busy node is tens of thousands of flows: 8,000 listed in one go
- * held the loop, and so every relay, for ~85 ms (measured through a SOCKS5 probe).
+ * active table of a busy node is tens of thousands of flows: listed in one go they
+ * would hold the loop, and so every relay, for tens of ms.
  * Records are revised by copy, never changed in place, so the array taken at the call
  * is a consistent view however long the writing takes. `stopped` is asked before each
  * slice after the first: a listing nobody waits for any more ends early.

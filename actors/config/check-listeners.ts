@@ -52,8 +52,8 @@ export function checkListeners(config: WeirConfig): ConfigProblem[] {
 /**
  * Upstream proxies that are this node's own inbounds. A flow sent to one comes back in
  * as a new flow, routed the same way: one client connection becomes an unbounded storm
- * of connections through the node (measured: thousands of sockets and hundreds of MB
- * within seconds). A loop through another host cannot be seen here.
+ * of connections through the node, thousands of sockets within seconds. A loop through
+ * another host cannot be seen here.
  */
 export function checkSelfLoops(config: WeirConfig): ConfigProblem[] {
   const inbounds = inboundListeners(config);

@@ -318,9 +318,9 @@ export class ControlOps {
    * `{ events, oldest_sequence, last_sequence, replay_gap }`, its events copied out of
    * the ring as stored, and the replay gap apart for a header. The gap is named only
    * for a `since` given: without one the caller asked for what the ring holds, not to
-   * resume. A full page (10,000 flow.completed, 18 MB) took 300-550 ms when parsed into
-   * envelopes and serialized again, holding the event loop and so every relay; a few ms
-   * so, after a first call that faults the body's memory in (~90 ms on this kind of VM).
+   * resume. The events are copied as stored rather than parsed into envelopes and
+   * serialized again: a full page (10,000 flow.completed) would hold the event loop, and
+   * so every relay, for hundreds of ms.
    */
   eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): { json: Buffer; gap: SequenceRange | null } {
     const bus = this.engine.bus;

@@ -14,9 +14,9 @@ export interface EncodedLines {
 const CHUNK_BYTES = 1 << 20;
 
 /**
- * Encodes lines, each followed by a newline, into one reused buffer. Measured on Node 20
- * for a 20 ms batch of ~300 envelopes (480 KB): `lines.join('\n')` and then `Buffer.from`
- * cost ~2 ms, writing each line into a preallocated buffer ~40 µs.
+ * Encodes lines, each followed by a newline, into one reused buffer: writing each line
+ * into a preallocated buffer costs a fraction of joining the lines into one string and
+ * copying that into a new Buffer.
  */
 export class LineEncoder {
   private scratch = Buffer.allocUnsafe(CHUNK_BYTES);

@@ -45,8 +45,8 @@ const DRAINED_MAX = 64 * 1024;
 
 /**
  * Reads an answer's body into nothing, in the background: the verdict is the status
- * alone. Read whole (until timeout_ms), a receiver's endless body grew the node by
- * gigabytes, and a trickled one held the delivery until the timeout failed it.
+ * alone. Bounded, so that a receiver's endless body cannot grow the node, nor a
+ * trickled one hold the delivery until its timeout fails it.
  */
 async function drainAnswer(body: ReadableStream<Uint8Array> | null): Promise<void> {
   if (!body) return;
