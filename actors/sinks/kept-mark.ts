@@ -30,11 +30,6 @@ export class KeptMark {
     this.settled += count;
   }
 
-  /** Taken and not yet settled: what the sink holds in memory. */
-  get unsettled(): number {
-    return this.taken - this.settled;
-  }
-
   /** For a sink that counts what it settled as a running total. */
   settledTotal(total: number): void {
     this.settled = total;

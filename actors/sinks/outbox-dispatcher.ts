@@ -90,15 +90,6 @@ export class OutboxDispatcher {
   }
 
   /**
-   * Events taken from the bus and not yet in the outbox (or a gap): in its batching
-   * window, or queued behind a slow append. They are backlog as much as the outbox's
-   * pending, which does not count them.
-   */
-  get waiting(): number {
-    return this.kept?.unsettled ?? 0;
-  }
-
-  /**
    * Stops taking events at once and waits until everything taken reached the outbox
    * (or a gap). Resolves with the bus sequence it took events through.
    */

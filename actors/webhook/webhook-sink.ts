@@ -113,7 +113,7 @@ export class WebhookSink implements Sink {
     return {
       tag: this.tag,
       type: this.type,
-      pending: (s?.pending ?? 0) + (this.dispatcher?.waiting ?? 0),
+      pending: s?.pending ?? 0,
       total_delivered: s?.total_delivered ?? 0,
       total_failed: s?.total_failed ?? 0,
       replay_gaps: s?.replay_gaps ?? 0,

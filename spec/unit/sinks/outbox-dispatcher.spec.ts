@@ -60,23 +60,6 @@ test('stop hands the open batch window to the outbox and says which sequence it 
   assert.equal(await r.held(), [1, 3]);
 }));
 
-test('counts what it took and has not yet kept as waiting: in its window and behind a slow append', withClosing(() => rig(), async (r) => {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  beforeAppend(r.outbox, () => held);
-  const d = r.dispatcher();
-  d.start();
-  publish(r.bus, ['flow.completed', 'stats.sampled', 'flow.completed']);
-  assert.is(d.waiting, 2, 'in the batching window');
-  const stopped = d.stop();
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.is(d.waiting, 2, 'behind the append');
-  release();
-  await stopped;
-  assert.is(d.waiting, 0);
-  assert.equal(await r.held(), [1, 3]);
-}));
-
 test('takes nothing after stop()', withClosing(() => rig(), async (r) => {
   const d = r.dispatcher();
   d.start();
