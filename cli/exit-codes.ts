@@ -1,3 +1,4 @@
+import { WeirError } from '../actors/errors/weir-error.js';
 /** Exit codes of every `weir` command, so scripts can tell the cases apart. */
 export const EXIT = {
   ok: 0,
@@ -11,6 +12,8 @@ export const EXIT = {
   refused: 4,
 } as const;
 
-export class UsageError extends Error {
-  readonly code = 'CLI_USAGE';
+export class UsageError extends WeirError<'CLI_USAGE'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CLI_USAGE', message, options);
+  }
 }

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { IpcErrorReply, IpcReply } from '../http/ipc/ipc-messages.js';
 import { LineReader } from '../actors/net/line-reader.js';
+import { WeirError } from '../actors/errors/weir-error.js';
 
 /** Replies and envelopes are single lines; a bigger one means something is wrong. */
 const MAX_REPLY_LINE_BYTES = 64 * 1_048_576;
@@ -8,21 +9,20 @@ const MAX_REPLY_LINE_BYTES = 64 * 1_048_576;
 const REPLY_TIMEOUT_MS = 10_000;
 
 /** The node is not running, or nothing answers on its socket. */
-export class NodeUnreachableError extends Error {
-  override readonly name = 'NodeUnreachableError';
-  readonly code = 'NODE_UNREACHABLE';
+export class NodeUnreachableError extends WeirError<'NODE_UNREACHABLE'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('NODE_UNREACHABLE', message, options);
+  }
 }
 
 /** The node answered and refused the request; `code` is the node's error code. */
-export class NodeRefusedError extends Error {
-  override readonly name = 'NodeRefusedError';
-
+export class NodeRefusedError extends WeirError<string> {
   constructor(
-    readonly code: string,
+    code: string,
     message: string,
     readonly details?: unknown,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

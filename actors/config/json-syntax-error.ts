@@ -1,3 +1,4 @@
+import { WeirError } from '../errors/weir-error.js';
 /** Where a JSON text first breaks the grammar, and why, without quoting the text. */
 export interface JsonSyntaxError {
   /** 1-based. */
@@ -7,12 +8,12 @@ export interface JsonSyntaxError {
   reason: string;
 }
 
-class Broken extends Error {
+class Broken extends WeirError<'CONFIG_JSON_SYNTAX'> {
   constructor(
     readonly offset: number,
     readonly reason: string,
   ) {
-    super(reason);
+    super('CONFIG_JSON_SYNTAX', reason);
   }
 }
 

@@ -1,3 +1,4 @@
+import { WeirError } from '../errors/weir-error.js';
 /** One thing wrong with a config, located by a JSON path such as `outbounds[3].members[1]`. */
 export interface ConfigProblem {
   /** JSON path of the offending value; "" for the document (or file) as a whole. */
@@ -20,13 +21,11 @@ export function jsonPath(segments: readonly PropertyKey[]): string {
 }
 
 /** Thrown where a caller wants an exception instead of a ConfigResult. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+export class ConfigError extends WeirError<'CONFIG_INVALID'> {
   readonly problems: ConfigProblem[];
 
   constructor(problems: ConfigProblem[], options?: ErrorOptions) {
-    super(problems.map(formatProblem).join('\n'), options);
-    this.name = 'ConfigError';
+    super('CONFIG_INVALID', problems.map(formatProblem).join('\n'), options);
     this.problems = problems;
   }
 }

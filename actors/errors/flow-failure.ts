@@ -1,18 +1,18 @@
 import type { Endpoint, FlowFailure } from '../../streams/contract.js';
 import { FAILURE_CODES, type FailureCode } from './failure-codes.js';
+import { WeirError } from './weir-error.js';
 
 /** An error that ends a flow as `failed`; it carries the registry code and the stage. */
-export class FlowFailureError extends Error {
+export class FlowFailureError extends WeirError<FailureCode> {
   readonly stage: string;
 
   constructor(
-    readonly code: FailureCode,
+    code: FailureCode,
     message: string,
     readonly remote?: Endpoint,
     options?: { cause?: unknown; stage?: string },
   ) {
-    super(message, options);
-    this.name = 'FlowFailureError';
+    super(code, message, options);
     this.stage = options?.stage ?? FAILURE_CODES[code].stage;
   }
 

@@ -1,18 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { WeirError } from '../errors/weir-error.js';
 
 const LOCK_FILE = 'weir.pid';
 /** What a weir node's process is called: `weir` once meow names it, `node` before or when embedded. */
 const NODE_NAMES = new Set(['weir', 'node']);
 
-export class StateDirInUseError extends Error {
-  override readonly name = 'StateDirInUseError';
-
+export class StateDirInUseError extends WeirError<'STATE_DIR_IN_USE'> {
   constructor(
     readonly stateDir: string,
     readonly pid: number,
   ) {
-    super(`state_dir ${stateDir} is in use by another weir node (pid ${pid}); give this node a state_dir of its own`);
+    super('STATE_DIR_IN_USE', `state_dir ${stateDir} is in use by another weir node (pid ${pid}); give this node a state_dir of its own`);
   }
 }
 

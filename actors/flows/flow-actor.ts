@@ -3,6 +3,7 @@ import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute
 import type { FlowChange } from '../../streams/flow-change.js';
 import { FlowJson } from '../../streams/flow-json.js';
 import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /**
  * How the sampler reads a relay's counters. `total` is the sum of every counter; all
@@ -24,8 +25,10 @@ export interface TrafficMeter {
 export type CloseRequest = 'manual' | 'idle_timeout' | 'shutdown' | 'client_left';
 
 /** Thrown by FlowActor.opening when the flow is ended (by the node, or its client leaving) before it is established. */
-export class FlowCancelledError extends Error {
-  override readonly name = 'FlowCancelledError';
+export class FlowCancelledError extends WeirError<'FLOW_CANCELLED'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('FLOW_CANCELLED', message, options);
+  }
 }
 
 /**

@@ -1,17 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { forwardHeaders } from './http-headers.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /**
  * An origin answered a plain forwarded request with 101 Switching Protocols. The
  * Upgrade header is hop-by-hop and never forwarded, so the client asked for no other
  * protocol, and this forwarding relays none: the answer is the origin's error.
  */
-export class UpgradeNotForwarded extends Error {
-  override readonly name = 'UpgradeNotForwarded';
-  readonly code = 'HTTP_UPGRADE_NOT_FORWARDED';
-
+export class UpgradeNotForwarded extends WeirError<'HTTP_UPGRADE_NOT_FORWARDED'> {
   constructor() {
-    super('the origin switched protocols on a plain forwarded request');
+    super('HTTP_UPGRADE_NOT_FORWARDED', 'the origin switched protocols on a plain forwarded request');
   }
 }
 

@@ -9,9 +9,12 @@ import { OutboundSet, type Policy } from './outbound-set.js';
 import { SelectorPolicy } from './selector-policy.js';
 import { SocksOutbound } from './socks-outbound.js';
 import { UrlTestPolicy } from './url-test-policy.js';
+import { WeirError } from '../errors/weir-error.js';
 
-export class UnknownHopError extends Error {
-  readonly code = 'OUTBOUND_UNKNOWN_HOP';
+export class UnknownHopError extends WeirError<'OUTBOUND_UNKNOWN_HOP'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OUTBOUND_UNKNOWN_HOP', message, options);
+  }
 }
 
 /** Every socks/http outbound as a hop, by tag: chains name their hops by these tags. */

@@ -1,3 +1,4 @@
+import { WeirError } from '../errors/weir-error.js';
 /** Why a hop negotiation failed, before the chain decides which hop to blame. */
 export type HopErrorKind = 'auth' | 'rejected' | 'protocol' | 'closed' | 'timeout';
 
@@ -6,15 +7,12 @@ export type HopErrorKind = 'auth' | 'rejected' | 'protocol' | 'closed' | 'timeou
  * the chain dialer turns it into a FlowFailureError that names the hop. `reply` is the
  * SOCKS5 reply name when the hop answered CONNECT with a failure.
  */
-export class HopNegotiationError extends Error {
-  readonly code = 'HOP_NEGOTIATION';
-
+export class HopNegotiationError extends WeirError<'HOP_NEGOTIATION'> {
   constructor(
     readonly kind: HopErrorKind,
     message: string,
     readonly reply?: string,
   ) {
-    super(message);
-    this.name = 'HopNegotiationError';
+    super('HOP_NEGOTIATION', message);
   }
 }

@@ -1,5 +1,6 @@
 import type { Job, JobsOptions } from 'bullmq';
 import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /**
  * What a sink's BullMQ job carries: the envelopes of one append, in bus order, up to the
@@ -22,12 +23,12 @@ interface SingleEventData {
 export type OutboxJob = Job<JobData, string, string>;
 
 /** The error a retried delivery fails its job with; the worker's backoff strategy delays the job until `notBeforeUnixMs`. */
-export class RetryAt extends Error {
+export class RetryAt extends WeirError<'DELIVERY_RETRY'> {
   constructor(
     message: string,
     readonly notBeforeUnixMs: number,
   ) {
-    super(message);
+    super('DELIVERY_RETRY', message);
   }
 }
 

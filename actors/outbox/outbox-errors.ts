@@ -1,4 +1,5 @@
 import type { OutboxAppend, WriteBlockReason } from '../contracts/outbox.js';
+import { WeirError } from '../errors/weir-error.js';
 
 export interface AppendErrorOptions {
   cause?: unknown;
@@ -10,37 +11,36 @@ export interface AppendErrorOptions {
 }
 
 /** An append the store refused; what `unstored` leaves out of it was kept. */
-abstract class AppendRefused extends Error {
+abstract class AppendRefused<C extends 'OUTBOX_WRITE_BLOCKED' | 'OUTBOX_UNAVAILABLE'> extends WeirError<C> {
   readonly unstored?: readonly OutboxAppend[];
 
-  constructor(message: string, options?: AppendErrorOptions) {
-    super(message, options);
+  constructor(code: C, message: string, options?: AppendErrorOptions) {
+    super(code, message, options);
     if (options?.unstored) this.unstored = options.unstored;
   }
 }
 
 /** Disk protection (or a full Redis) pauses new outbox writes; the caller records a gap. */
-export class OutboxWriteBlocked extends AppendRefused {
-  override readonly name = 'OutboxWriteBlocked';
-  readonly code = 'OUTBOX_WRITE_BLOCKED';
-
+export class OutboxWriteBlocked extends AppendRefused<'OUTBOX_WRITE_BLOCKED'> {
   constructor(
     readonly reason: WriteBlockReason,
     message: string,
     options?: AppendErrorOptions,
   ) {
-    super(message, options);
+    super('OUTBOX_WRITE_BLOCKED', message, options);
   }
 }
 
 /** The store cannot be reached (Redis down); of the append, nothing was kept, or all but `unstored`. */
-export class OutboxUnavailable extends AppendRefused {
-  override readonly name = 'OutboxUnavailable';
-  readonly code = 'OUTBOX_UNAVAILABLE';
+export class OutboxUnavailable extends AppendRefused<'OUTBOX_UNAVAILABLE'> {
+  constructor(message: string, options?: AppendErrorOptions) {
+    super('OUTBOX_UNAVAILABLE', message, options);
+  }
 }
 
 /** A call on an outbox after its close(). */
-export class OutboxClosed extends Error {
-  override readonly name = 'OutboxClosed';
-  readonly code = 'OUTBOX_CLOSED';
+export class OutboxClosed extends WeirError<'OUTBOX_CLOSED'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OUTBOX_CLOSED', message, options);
+  }
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { readStateFile, writeJsonFileSync } from '../files/atomic-json.js';
 import { nodeClaimKey } from './bullmq-keys.js';
 import { isOutOfMemory } from './bullmq-jobs.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /** The file name inside `node.state_dir`: the run that last held the claim. */
 const CLAIM_FILE = 'redis-claim.json';
@@ -24,16 +25,14 @@ export interface ClaimHolder {
   since_unix_ms: string;
 }
 
-export class NodeIdInUseError extends Error {
-  override readonly name = 'NodeIdInUseError';
-  readonly code = 'NODE_ID_IN_USE';
-
+export class NodeIdInUseError extends WeirError<'NODE_ID_IN_USE'> {
   constructor(
     readonly nodeId: string,
     readonly holder: ClaimHolder,
     ttlMs: number,
   ) {
     super(
+      'NODE_ID_IN_USE',
       `node.id "${nodeId}" is in use on this Redis by another running node (${describe(holder)}): its outbox queues and counters ` +
         `would be shared; give each node a node.id of its own (if that node is gone, its claim lapses within ${Math.ceil(ttlMs / 1000)} s)`,
     );

@@ -1,4 +1,5 @@
 import type { MemberProbe } from './probe-member.js';
+import { WeirError } from '../errors/weir-error.js';
 
 // Payloads of the contract's policy events (node-runtime-observation.md, "Payloads").
 
@@ -25,12 +26,14 @@ export interface PolicySelectedPayload {
   previous: string;
 }
 
-export class ProbeRunnerStoppedError extends Error {
-  override readonly name = 'ProbeRunnerStoppedError';
-  readonly code = 'PROBE_RUNNER_STOPPED';
+export class ProbeRunnerStoppedError extends WeirError<'PROBE_RUNNER_STOPPED'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('PROBE_RUNNER_STOPPED', message, options);
+  }
 }
 
-export class UnknownProbeGroupError extends Error {
-  override readonly name = 'UnknownProbeGroupError';
-  readonly code = 'PROBE_GROUP_NOT_FOUND';
+export class UnknownProbeGroupError extends WeirError<'PROBE_GROUP_NOT_FOUND'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('PROBE_GROUP_NOT_FOUND', message, options);
+  }
 }

@@ -1,3 +1,4 @@
+import { WeirError } from '../errors/weir-error.js';
 /** Why one member's probe failed; `error` in policy.probe.completed is `code: message`. */
 export type ProbeErrorCode =
   | 'PROBE_TIMEOUT'
@@ -7,16 +8,7 @@ export type ProbeErrorCode =
   | 'PROBE_BAD_RESPONSE'
   | 'PROBE_HTTP_STATUS';
 
-export class ProbeError extends Error {
-  override readonly name = 'ProbeError';
-
-  constructor(
-    readonly code: ProbeErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class ProbeError extends WeirError<ProbeErrorCode> {}
 
 /**
  * The `error` string of a member: the error's stable code (a ProbeError's, or a dial

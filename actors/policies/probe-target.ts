@@ -1,5 +1,6 @@
 import type { Endpoint } from '../../streams/contract.js';
 import { shownUrl } from '../net/shown-url.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /** Where a url_test probe goes and what it asks for, parsed once from the group's `url`. */
 export interface ProbeTarget {
@@ -18,9 +19,10 @@ export interface ProbeTarget {
   publicUrl: string;
 }
 
-export class ProbeUrlError extends Error {
-  override readonly name = 'ProbeUrlError';
-  readonly code = 'PROBE_URL_UNSUPPORTED';
+export class ProbeUrlError extends WeirError<'PROBE_URL_UNSUPPORTED'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('PROBE_URL_UNSUPPORTED', message, options);
+  }
 }
 
 export function probeTarget(url: string): ProbeTarget {

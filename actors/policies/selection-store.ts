@@ -1,21 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonFileSync } from '../files/atomic-json.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /** The selectors' explicit choices: selector tag to member tag. */
 export type Selections = Record<string, string>;
 
-export class SelectionStoreError extends Error {
-  override readonly name = 'SelectionStoreError';
-
-  constructor(
-    readonly code: 'SELECTIONS_UNREADABLE' | 'SELECTIONS_UNWRITABLE',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class SelectionStoreError extends WeirError<'SELECTIONS_UNREADABLE' | 'SELECTIONS_UNWRITABLE'> {}
 
 /** The file name inside `node.state_dir`. */
 const SELECTIONS_FILE = 'selections.json';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ConnectorState } from '../contracts/sink.js';
 import { writeFileAtomic } from '../files/atomic-json.js';
+import { WeirError } from '../errors/weir-error.js';
 
 /** The last known state of every sink, kept so `weir connector state` works offline. */
 const CONNECTOR_STATE_FILE = 'connector-state.json';
@@ -20,9 +21,10 @@ const connectorStateSchema = z.object({
 
 const fileSchema = z.array(connectorStateSchema);
 
-export class ConnectorStateFileError extends Error {
-  override readonly name = 'ConnectorStateFileError';
-  readonly code = 'CONNECTOR_STATE_UNREADABLE';
+export class ConnectorStateFileError extends WeirError<'CONNECTOR_STATE_UNREADABLE'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONNECTOR_STATE_UNREADABLE', message, options);
+  }
 }
 
 export function connectorStatePath(stateDir: string): string {

@@ -1,5 +1,6 @@
 import { planSegment, RotatingFile } from './jsonl-rotation.js';
 import { LineEncoder, type Line } from './line-encoder.js';
+import { WeirError } from '../errors/weir-error.js';
 
 export interface JsonlWriterOptions {
   /** File to append to, e.g. `<state_dir>/events.jsonl`; open() creates its parent (mode 0700). */
@@ -32,17 +33,7 @@ export interface JsonlWriterStats {
 
 export type JsonlWriterErrorCode = 'JSONL_OPEN_FAILED' | 'JSONL_FLUSH_FAILED';
 
-export class JsonlWriterError extends Error {
-  override readonly name = 'JsonlWriterError';
-
-  constructor(
-    readonly code: JsonlWriterErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class JsonlWriterError extends WeirError<JsonlWriterErrorCode> {}
 
 const DEFAULT_MAX_PENDING_LINES = 100_000;
 

@@ -2,19 +2,18 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { ControlError } from '../../actors/control/control-error.js';
 import { problemFor } from '../common/problem.js';
+import { WeirError } from '../../actors/errors/weir-error.js';
 
 /**
  * A refusal in the Clash dialect: `{"message": string}` with the status mihomo gives
  * it. Dashboards show the message and branch on the status.
  */
-export class ClashError extends Error {
-  override readonly name = 'ClashError';
-
+export class ClashError extends WeirError<'CLASH_REFUSED'> {
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super('CLASH_REFUSED', message);
   }
 }
 

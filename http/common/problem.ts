@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { CONTROL_ERRORS, ControlError, type ControlErrorCode } from '../../actors/control/control-error.js';
+import { ControlError, type ControlErrorCode } from '../../actors/control/control-error.js';
+import { CONTROL_ERRORS, HTTP_PROBLEMS } from '../../actors/errors/error-codes.js';
 
 /** An RFC 9457 problem body with weir's stable `code` (and the operation's details, if any). */
 export interface Problem {
@@ -10,16 +11,6 @@ export interface Problem {
   code: ProblemCode;
   details?: unknown;
 }
-
-/**
- * Codes only the HTTP listener answers, for refusals of its own (no operation raises
- * them, so IPC and the CLI never carry them); the rest come from the control registry.
- */
-const HTTP_PROBLEMS = {
-  TOO_MANY_SUBSCRIBERS: { status: 503, title: 'Too many live subscribers' },
-  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
-  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
-} as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = ControlErrorCode | keyof typeof HTTP_PROBLEMS;
 

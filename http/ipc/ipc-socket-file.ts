@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { WeirError } from '../../actors/errors/weir-error.js';
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS, with the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -9,16 +10,7 @@ const PROBE_TIMEOUT_MS = 1000;
 
 export type IpcSocketErrorCode = 'IPC_SOCKET_IN_USE' | 'IPC_PATH_NOT_SOCKET' | 'IPC_PATH_TOO_LONG';
 
-export class IpcSocketError extends Error {
-  override readonly name = 'IpcSocketError';
-
-  constructor(
-    readonly code: IpcSocketErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class IpcSocketError extends WeirError<IpcSocketErrorCode> {}
 
 /** Resolves true when something accepts a connection on the socket at `file`. */
 function answers(file: string): Promise<boolean> {

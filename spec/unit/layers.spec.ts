@@ -11,10 +11,12 @@ import * as assert from 'uvu/assert';
  * a new folder must be placed here.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['streams', 'actors/base', 'actors/files', 'actors/net'],
-  ['actors/config', 'actors/contracts', 'actors/errors'],
-  ['actors/socks5', 'actors/sniff', 'actors/hook', 'actors/process', 'actors/principals'],
-  ['actors/router', 'actors/outbounds', 'actors/outbox', 'actors/sinks'],
+  ['streams', 'actors/base', 'actors/net'],
+  ['actors/errors', 'actors/contracts'],
+  ['actors/files'],
+  ['actors/config'],
+  ['actors/socks5', 'actors/sniff', 'actors/hook', 'actors/process', 'actors/principals', 'actors/router'],
+  ['actors/outbounds', 'actors/outbox', 'actors/sinks'],
   ['actors/flows', 'actors/policies', 'actors/webhook'],
   ['actors/udp'],
   ['actors/inbounds'],

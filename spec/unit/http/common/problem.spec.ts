@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONTROL_ERRORS, ControlError } from '../../../../actors/control/control-error.js';
+import { ControlError } from '../../../../actors/control/control-error.js';
+import { CONTROL_ERRORS } from '../../../../actors/errors/error-codes.js';
 import { problem, problemFor } from '../../../../http/common/problem.js';
 
 /** The error body-parser (http-errors) raises, with the fields the handler reads. */
