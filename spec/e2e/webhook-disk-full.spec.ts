@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { STATFS_TTL_MS } from '../../actors/outbox/outbox-budget.js';
 import type { Envelope } from '../../streams/contract.js';
 import { startOrigin } from '../support/origin.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -45,6 +47,8 @@ test('a full disk under the embedded outbox pauses its writes as a replay gap, a
       await hn.curlFlow();
       await hn.sinkWhen((s) => s.pending === 1, 'the first flow.completed in the outbox');
       fillDisk(filler);
+      // The free space the first append read stands for STATFS_TTL_MS: the next appends read the full disk.
+      await sleep(STATFS_TTL_MS + 100);
       // curlFlow asserts each curl succeeds: the node proxies on with the disk full.
       for (let i = 0; i < 3; i++) await hn.curlFlow();
       const blocked = await hn.sinkWhen((s) => s.outbox_storage.write_blocked && s.replay_gaps === 1, 'write_blocked and a replay gap');
