@@ -2,7 +2,7 @@ import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
 import { within } from '../engine/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import type { DeliveryTrouble } from './delivery-trouble.js';
-import { settleFailure, type RetryPolicy } from './delivery-verdict.js';
+import { settleFailure, type DeliveryVerdict, type RetryPolicy } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
 
 export interface ConnectorOptions extends RetryPolicy {
@@ -26,8 +26,12 @@ export interface ConnectorOptions extends RetryPolicy {
  */
 export class WebhookConnector {
   private stopped = false;
+  /** Requests waiting for their answer. */
   private inFlight = 0;
+  /** Answered requests whose verdicts are being recorded; at most `concurrency`, so leases stay bounded. */
+  private recording = 0;
   private wake: (() => void) | null = null;
+  private poked = false;
   private loop: Promise<void> | null = null;
   private readonly detach: (() => void)[] = [];
   /**
@@ -57,30 +61,43 @@ export class WebhookConnector {
     await this.loop;
   }
 
+  /** Wakes the loop; a poke while it is not asleep makes its next sleep return at once. */
   private poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   private async run(): Promise<void> {
     const pending = new Set<Promise<void>>();
+    const track = (work: Promise<void>, done: () => void): void => {
+      const job = work.finally(() => {
+        done();
+        pending.delete(job);
+        this.poke();
+      });
+      pending.add(job);
+    };
     while (!this.stopped) {
       for (const settle of this.unsettled.splice(0)) await this.settle(settle);
       let leased = false;
-      while (!this.stopped && this.inFlight < this.opts.concurrency) {
+      while (!this.stopped && this.inFlight < this.opts.concurrency && this.recording < this.opts.concurrency) {
         const entries = this.late.shift() ?? (await this.lease());
         if (entries.length === 0) break;
         leased = true;
-        const job = this.deliver(entries).finally(() => {
-          this.inFlight--;
-          pending.delete(job);
-          this.poke();
-        });
         this.inFlight++;
-        pending.add(job);
+        // The request's slot is free once the answer is in: the next request does not
+        // wait for the store to commit this one's verdict (the entries stay leased meanwhile).
+        track(
+          this.attempt(entries).then((record) => {
+            this.recording++;
+            track(record(), () => this.recording--);
+          }),
+          () => this.inFlight--,
+        );
       }
-      if (!leased || this.inFlight >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
+      if (!leased || this.inFlight >= this.opts.concurrency || this.recording >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
     }
-    await Promise.all(pending);
+    while (pending.size > 0) await Promise.all(pending);
   }
 
   /**
@@ -104,6 +121,10 @@ export class WebhookConnector {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {
@@ -117,11 +138,16 @@ export class WebhookConnector {
     });
   }
 
-  private async deliver(entries: OutboxEntry[]): Promise<void> {
+  /** POSTs the entries; resolves at the answer with what records its verdict. */
+  private async attempt(entries: OutboxEntry[]): Promise<() => Promise<void>> {
     const verdict = await postWebhook(this.opts.target, entries);
     this.opts.trouble.observe(verdict);
-    const ids = entries.map((e) => e.id);
+    return () => this.record(entries, verdict);
+  }
+
+  private async record(entries: OutboxEntry[], verdict: DeliveryVerdict): Promise<void> {
     if (verdict.kind === 'ack') {
+      const ids = entries.map((e) => e.id);
       await this.settle(() => this.outbox.ack(ids));
       return;
     }
