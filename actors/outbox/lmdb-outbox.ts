@@ -70,6 +70,8 @@ export class LmdbOutbox implements LeasedOutbox {
   private gapsVersion = 0;
   private storedGapsVersion = 0;
   private nextPos = 0;
+  /** Every pending position below it is leased (or was, and left): a lease scans from here. */
+  private leaseFrom = 0;
   private closed = false;
   /** Writes waiting for the batch being committed (see write). */
   private readonly waiting: Waiting[] = [];
@@ -133,19 +135,35 @@ export class LmdbOutbox implements LeasedOutbox {
     this.assertOpen();
     const now = Date.now();
     const out: OutboxEntry[] = [];
-    for (const key of this.db.getKeys(range('p'))) {
-      if (out.length >= max) break;
+    // The first position this scan leaves pending and unleased: the next scan starts there.
+    let left: number | null = null;
+    let last: number | null = null;
+    for (const key of this.db.getKeys({ start: entryKey(this.leaseFrom), end: range('p').end })) {
       const pos = positionOf(key);
+      if (out.length >= max) {
+        left ??= pos;
+        break;
+      }
+      last = pos;
+      if (this.leasedPositions.has(pos)) continue;
       const mark = this.retries.get(pos);
-      if (this.leasedPositions.has(pos) || (mark && mark.not_before_unix_ms > now)) continue;
+      if (mark && mark.not_before_unix_ms > now) {
+        left ??= pos;
+        continue;
+      }
       const { stored, bytes } = this.recent.get(pos) ?? this.read(key);
       // The same event appended twice is leased once at a time: leases are keyed by id.
-      if (this.leases.has(stored.id)) continue;
+      if (this.leases.has(stored.id)) {
+        left ??= pos;
+        continue;
+      }
       const attempts = mark?.attempts ?? 0;
       this.leases.add(stored.id, { pos, bytes, attempts });
       this.leasedPositions.add(pos);
       out.push(toEntry(stored, attempts));
     }
+    // Not past the last record seen: an append may be committing the positions after it.
+    this.leaseFrom = left ?? (last === null ? this.leaseFrom : last + 1);
     return out;
   }
 
@@ -181,7 +199,7 @@ export class LmdbOutbox implements LeasedOutbox {
       this.retries.set(l!.pos, mark);
       return l!;
     });
-    if (done) this.leasedPositions.delete(done.pos);
+    if (done) this.unlease(done.pos);
   }
 
   async deadLetter(id: string, error: string): Promise<void> {
@@ -214,6 +232,7 @@ export class LmdbOutbox implements LeasedOutbox {
     const now = Date.now();
     const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
     if (chosen.length === 0) return 0;
+    for (const { key } of chosen) this.leaseFrom = Math.min(this.leaseFrom, positionOf(key));
     await this.write((c) => {
       for (const { key, value } of chosen) {
         const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
@@ -321,6 +340,12 @@ export class LmdbOutbox implements LeasedOutbox {
   private read(key: Key): Held {
     const stored = this.db.get(key) as StoredEntry;
     return { stored, bytes: Buffer.byteLength(stored.body) };
+  }
+
+  /** The entry is pending and no longer leased: the next lease scans from it at the latest. */
+  private unlease(pos: number): void {
+    this.leasedPositions.delete(pos);
+    this.leaseFrom = Math.min(this.leaseFrom, pos);
   }
 
   /** The entry left the pending ones. */

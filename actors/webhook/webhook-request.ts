@@ -36,13 +36,20 @@ export function postBytes(url: string, headers: Record<string, string>, body: Bu
       },
       (res) => {
         drainAnswer(res);
-        const retryAfter = res.headers['retry-after'];
-        resolve({ status: res.statusCode ?? 0, retryAfter: retryAfter ?? null });
+        resolve({ status: res.statusCode ?? 0, retryAfter: rawHeader(res.rawHeaders, 'retry-after') });
       },
     );
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A header's first value from the answer's raw name/value list: res.headers would build an object of them all. */
+function rawHeader(raw: readonly string[], name: string): string | null {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === name) return raw[i + 1] as string;
+  }
+  return null;
 }
 
 /**
