@@ -75,7 +75,8 @@ export class LmdbOutbox implements LeasedOutbox {
   private closed = false;
   /** Writes waiting for the batch being committed (see write). */
   private readonly waiting: Waiting[] = [];
-  private committing = false;
+  /** The loop committing `waiting`, while it runs. */
+  private committing: Promise<void> | null = null;
 
   constructor(
     readonly sink: string,
@@ -273,6 +274,8 @@ export class LmdbOutbox implements LeasedOutbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Writes already made (an ack the stop did not wait for) reach LMDB before the store closes it.
+    while (this.committing) await this.committing;
     this.leases.clear();
     this.leasedPositions.clear();
     this.recent.clear();
@@ -292,13 +295,20 @@ export class LmdbOutbox implements LeasedOutbox {
   private write(ops: (counters: Counters) => void): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ ops, resolve, reject });
-      if (!this.committing) void this.commitWaiting();
+      this.commitSoon();
+    });
+  }
+
+  private commitSoon(): void {
+    if (this.committing) return;
+    this.committing = this.commitWaiting().finally(() => {
+      this.committing = null;
+      if (this.waiting.length > 0) this.commitSoon();
     });
   }
 
   /** Commits the waiting writes batch after batch; the next batch starts while the last one flushes. */
   private async commitWaiting(): Promise<void> {
-    this.committing = true;
     for (let group = this.waiting.splice(0); group.length > 0; group = this.waiting.splice(0)) {
       const before = { ...this.counters };
       let after = before;
@@ -321,7 +331,6 @@ export class LmdbOutbox implements LeasedOutbox {
       this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
       this.db.flushed.then(() => group.forEach((w) => w.resolve()), failed);
     }
-    this.committing = false;
   }
 
   private async unavailable(err: unknown): Promise<OutboxUnavailable> {
