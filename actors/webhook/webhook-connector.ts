@@ -19,6 +19,9 @@ export interface ConnectorOptions extends RetryPolicy {
   storeWaitMs?: number;
 }
 
+/** Answered requests per delivery slot whose verdicts may be waiting for the store at once. */
+const RECORDING_PER_SLOT = 4;
+
 /**
  * Delivers one sink's embedded outbox to its Webhook: leases entries, POSTs them, and
  * turns each verdict into ack, retry (full-jitter backoff, Retry-After honoured) or
@@ -28,7 +31,7 @@ export class WebhookConnector {
   private stopped = false;
   /** Requests waiting for their answer. */
   private inFlight = 0;
-  /** Answered requests whose verdicts are being recorded; at most `concurrency`, so leases stay bounded. */
+  /** Answered requests whose verdicts are being recorded; at most recordingMax, so leases stay bounded. */
   private recording = 0;
   private wake: (() => void) | null = null;
   private poked = false;
@@ -80,7 +83,7 @@ export class WebhookConnector {
     while (!this.stopped) {
       for (const settle of this.unsettled.splice(0)) await this.settle(settle);
       let leased = false;
-      while (!this.stopped && this.inFlight < this.opts.concurrency && this.recording < this.opts.concurrency) {
+      while (!this.stopped && this.inFlight < this.opts.concurrency && this.recording < this.recordingMax) {
         const entries = this.late.shift() ?? (await this.lease());
         if (entries.length === 0) break;
         leased = true;
@@ -95,7 +98,7 @@ export class WebhookConnector {
           () => this.inFlight--,
         );
       }
-      if (!leased || this.inFlight >= this.opts.concurrency || this.recording >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
+      if (!leased || this.inFlight >= this.opts.concurrency || this.recording >= this.recordingMax) await this.sleep(this.opts.pollMs ?? 500);
     }
     while (pending.size > 0) await Promise.all(pending);
   }
@@ -114,6 +117,15 @@ export class WebhookConnector {
       this.poke();
     });
     return [];
+  }
+
+  /**
+   * Verdicts of several answers go in one commit of the embedded store, which takes a
+   * few ms: with only `concurrency` of them waiting, one event per request could not go
+   * faster than `concurrency` events per commit.
+   */
+  private get recordingMax(): number {
+    return RECORDING_PER_SLOT * this.opts.concurrency;
   }
 
   private get storeWaitMs(): number {
