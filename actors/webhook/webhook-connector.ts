@@ -19,7 +19,7 @@ export interface ConnectorOptions extends RetryPolicy {
   storeWaitMs?: number;
 }
 
-/** Answered requests per delivery slot whose verdicts may be waiting for the store at once. */
+/** Entries per delivery slot whose verdicts may wait for the store at once, for small batches. */
 const RECORDING_PER_SLOT = 4;
 
 /**
@@ -31,7 +31,7 @@ export class WebhookConnector {
   private stopped = false;
   /** Requests waiting for their answer. */
   private inFlight = 0;
-  /** Answered requests whose verdicts are being recorded; at most recordingMax, so leases stay bounded. */
+  /** Entries of answered requests whose verdicts are being recorded; below recordingMax, so leases stay bounded. */
   private recording = 0;
   private wake: (() => void) | null = null;
   private poked = false;
@@ -92,8 +92,8 @@ export class WebhookConnector {
         // wait for the store to commit this one's verdict (the entries stay leased meanwhile).
         track(
           this.attempt(entries).then((record) => {
-            this.recording++;
-            track(record(), () => this.recording--);
+            this.recording += entries.length;
+            track(record(), () => (this.recording -= entries.length));
           }),
           () => this.inFlight--,
         );
@@ -120,12 +120,13 @@ export class WebhookConnector {
   }
 
   /**
-   * Verdicts of several answers go in one commit of the embedded store, which takes a
-   * few ms: with only `concurrency` of them waiting, one event per request could not go
+   * As many entries as the requests in flight hold, and at least 4 per slot: verdicts
+   * of several answers go in one commit of the embedded store, which takes a few ms,
+   * and with only `concurrency` of them waiting one event per request could not go
    * faster than `concurrency` events per commit.
    */
   private get recordingMax(): number {
-    return RECORDING_PER_SLOT * this.opts.concurrency;
+    return this.opts.concurrency * Math.max(this.opts.batchSize, RECORDING_PER_SLOT);
   }
 
   private get storeWaitMs(): number {
