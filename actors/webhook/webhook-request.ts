@@ -19,7 +19,7 @@ const DRAINED_MAX = 64 * 1024;
 /**
  * POSTs `body` as it is (node:http writes the bytes without copying them, where fetch
  * re-encodes and copies a request body through web streams) and resolves at the
- * answer's status. Rejects on a network error, or with an AbortError once timeoutMs
+ * answer's status. Rejects on a network error, or with a TimeoutError once timeoutMs
  * passed without an answer. Redirects are answers, never followed.
  */
 export function postBytes(url: string, headers: Record<string, string>, body: Buffer, timeoutMs: number): Promise<WebhookAnswer> {
@@ -32,13 +32,18 @@ export function postBytes(url: string, headers: Record<string, string>, body: Bu
         method: 'POST',
         agent: secure ? AGENTS.https : AGENTS.http,
         headers: { ...headers, 'content-length': String(body.length) },
-        signal: AbortSignal.timeout(timeoutMs),
       },
       (res) => {
         drainAnswer(res);
         resolve({ status: res.statusCode ?? 0, retryAfter: rawHeader(res.rawHeaders, 'retry-after') });
       },
     );
+    // One plain timer for the whole attempt, the answer's body included (AbortSignal.timeout
+    // costs an event target and a weak timer per request); the request closes when its
+    // answer has been read or cut.
+    const deadline = setTimeout(() => req.destroy(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+    deadline.unref();
+    req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);
     req.end(body);
   });
