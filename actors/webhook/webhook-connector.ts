@@ -19,8 +19,11 @@ export interface ConnectorOptions extends RetryPolicy {
   storeWaitMs?: number;
 }
 
-/** Entries per delivery slot whose verdicts may wait for the store at once, for small batches. */
+/** Answered requests per delivery slot whose verdicts may wait for the store at once. */
 const RECORDING_PER_SLOT = 4;
+
+/** What recording a failed attempt needs of an entry. */
+type Failed = Pick<OutboxEntry, 'id' | 'attempts' | 'enqueued_at_unix_ms' | 'replayed_at_unix_ms'>;
 
 /**
  * Delivers one sink's embedded outbox to its Webhook: leases entries, POSTs them, and
@@ -88,12 +91,13 @@ export class WebhookConnector {
         if (entries.length === 0) break;
         leased = true;
         this.inFlight++;
+        const count = entries.length;
         // The request's slot is free once the answer is in: the next request does not
         // wait for the store to commit this one's verdict (the entries stay leased meanwhile).
         track(
           this.attempt(entries).then((record) => {
-            this.recording += entries.length;
-            track(record(), () => (this.recording -= entries.length));
+            this.recording += count;
+            track(record(), () => (this.recording -= count));
           }),
           () => this.inFlight--,
         );
@@ -120,13 +124,13 @@ export class WebhookConnector {
   }
 
   /**
-   * As many entries as the requests in flight hold, and at least 4 per slot: verdicts
-   * of several answers go in one commit of the embedded store, which takes a few ms,
-   * and with only `concurrency` of them waiting one event per request could not go
-   * faster than `concurrency` events per commit.
+   * Four times what the requests in flight hold: verdicts of several answers go in one
+   * commit of the embedded store, which takes a few ms, and the commit of a big append
+   * longer; with fewer waiting, requests would wait for the store (with one event per
+   * request, for `concurrency` events per commit).
    */
   private get recordingMax(): number {
-    return this.opts.concurrency * Math.max(this.opts.batchSize, RECORDING_PER_SLOT);
+    return RECORDING_PER_SLOT * this.opts.concurrency * this.opts.batchSize;
   }
 
   private get storeWaitMs(): number {
@@ -151,19 +155,22 @@ export class WebhookConnector {
     });
   }
 
-  /** POSTs the entries; resolves at the answer with what records its verdict. */
+  /**
+   * POSTs the entries; resolves at the answer with what records its verdict, which
+   * holds none of their bodies while it waits for the store.
+   */
   private async attempt(entries: OutboxEntry[]): Promise<() => Promise<void>> {
     const verdict = await postWebhook(this.opts.target, entries);
     this.opts.trouble.observe(verdict);
-    return () => this.record(entries, verdict);
-  }
-
-  private async record(entries: OutboxEntry[], verdict: DeliveryVerdict): Promise<void> {
     if (verdict.kind === 'ack') {
       const ids = entries.map((e) => e.id);
-      await this.settle(() => this.outbox.ack(ids));
-      return;
+      return () => this.settle(() => this.outbox.ack(ids));
     }
+    const failed = entries.map(({ id, attempts, enqueued_at_unix_ms, replayed_at_unix_ms }) => ({ id, attempts, enqueued_at_unix_ms, replayed_at_unix_ms }));
+    return () => this.recordFailure(failed, verdict);
+  }
+
+  private async recordFailure(entries: Failed[], verdict: Exclude<DeliveryVerdict, { kind: 'ack' }>): Promise<void> {
     const now = Date.now();
     for (const entry of entries) {
       const settled = settleFailure(verdict, entry, this.opts, now);
