@@ -32,6 +32,16 @@ import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { batched, commitCause } from './lmdb-commit.js';
 import { AppendSignal } from './append-signal.js';
+import { RecentEntries, type Held } from './recent-entries.js';
+
+/** Bodies of pending entries kept in memory per sink for leases (RecentEntries). */
+const RECENT_MAX_BYTES = 16 * 1024 * 1024;
+
+interface Waiting {
+  ops: (counters: Counters) => void;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 interface Lease {
   pos: number;
@@ -53,13 +63,20 @@ export class LmdbOutbox implements LeasedOutbox {
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
   private readonly appended = new AppendSignal();
+  private readonly recent = new RecentEntries(RECENT_MAX_BYTES);
   private readonly counters: Counters;
   private gaps: ReplayGap[];
   /** Changes of `gaps` made and stored: when they differ, the next batch stores the gaps. */
   private gapsVersion = 0;
   private storedGapsVersion = 0;
   private nextPos = 0;
+  /** Every pending position below it is leased (or was, and left): a lease scans from here. */
+  private leaseFrom = 0;
   private closed = false;
+  /** Writes waiting for the batch being committed (see write). */
+  private readonly waiting: Waiting[] = [];
+  /** The loop committing `waiting`, while it runs. */
+  private committing: Promise<void> | null = null;
 
   constructor(
     readonly sink: string,
@@ -84,21 +101,26 @@ export class LmdbOutbox implements LeasedOutbox {
   async append(entries: readonly OutboxAppend[]): Promise<void> {
     this.assertOpen();
     if (entries.length === 0) return;
-    const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+    const now = Date.now();
+    let bytes = 0;
+    const held = entries.map((e): Held => {
+      const size = Buffer.byteLength(e.body);
+      bytes += size;
+      return { stored: { id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: now, replayed_at_unix_ms: null }, bytes: size };
+    });
     await this.budget.reserve(this.sink, bytes);
     const first = this.nextPos;
     this.nextPos += entries.length;
-    const now = Date.now();
+    // Before the commit: a lease may find the records before this write resolves.
+    held.forEach((h, i) => this.recent.add(first + i, h));
     try {
       await this.write((c) => {
-        entries.forEach((e, i) => {
-          const stored: StoredEntry = { id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: now, replayed_at_unix_ms: null };
-          this.put(entryKey(first + i), stored);
-        });
+        held.forEach((h, i) => this.put(entryKey(first + i), h.stored));
         c.pending += entries.length;
         c.bytes += bytes;
       });
     } catch (err) {
+      held.forEach((_, i) => this.recent.delete(first + i));
       this.budget.release(this.sink, bytes);
       throw await this.budget.commitFailed({ cause: err });
     }
@@ -114,19 +136,35 @@ export class LmdbOutbox implements LeasedOutbox {
     this.assertOpen();
     const now = Date.now();
     const out: OutboxEntry[] = [];
-    for (const key of this.db.getKeys(range('p'))) {
-      if (out.length >= max) break;
+    // The first position this scan leaves pending and unleased: the next scan starts there.
+    let left: number | null = null;
+    let last: number | null = null;
+    for (const key of this.db.getKeys({ start: entryKey(this.leaseFrom), end: range('p').end })) {
       const pos = positionOf(key);
+      if (out.length >= max) {
+        left ??= pos;
+        break;
+      }
+      last = pos;
+      if (this.leasedPositions.has(pos)) continue;
       const mark = this.retries.get(pos);
-      if (this.leasedPositions.has(pos) || (mark && mark.not_before_unix_ms > now)) continue;
-      const stored = this.db.get(key) as StoredEntry;
+      if (mark && mark.not_before_unix_ms > now) {
+        left ??= pos;
+        continue;
+      }
+      const { stored, bytes } = this.recent.get(pos) ?? this.read(key);
       // The same event appended twice is leased once at a time: leases are keyed by id.
-      if (this.leases.has(stored.id)) continue;
+      if (this.leases.has(stored.id)) {
+        left ??= pos;
+        continue;
+      }
       const attempts = mark?.attempts ?? 0;
-      this.leases.add(stored.id, { pos, bytes: Buffer.byteLength(stored.body), attempts });
+      this.leases.add(stored.id, { pos, bytes, attempts });
       this.leasedPositions.add(pos);
       out.push(toEntry(stored, attempts));
     }
+    // Not past the last record seen: an append may be committing the positions after it.
+    this.leaseFrom = left ?? (last === null ? this.leaseFrom : last + 1);
     return out;
   }
 
@@ -162,7 +200,7 @@ export class LmdbOutbox implements LeasedOutbox {
       this.retries.set(l!.pos, mark);
       return l!;
     });
-    if (done) this.leasedPositions.delete(done.pos);
+    if (done) this.unlease(done.pos);
   }
 
   async deadLetter(id: string, error: string): Promise<void> {
@@ -195,6 +233,7 @@ export class LmdbOutbox implements LeasedOutbox {
     const now = Date.now();
     const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
     if (chosen.length === 0) return 0;
+    for (const { key } of chosen) this.leaseFrom = Math.min(this.leaseFrom, positionOf(key));
     await this.write((c) => {
       for (const { key, value } of chosen) {
         const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
@@ -235,37 +274,68 @@ export class LmdbOutbox implements LeasedOutbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Writes already made (an ack the stop did not wait for) reach LMDB before the store closes it.
+    while (this.committing) await this.committing;
     this.leases.clear();
     this.leasedPositions.clear();
+    this.recent.clear();
     this.appended.clear();
     this.onClose(this);
   }
 
   /**
-   * One batch: the writes `ops` issues and the counters as it changed them (and the
-   * gaps, when they changed), committed together; resolves once LMDB has flushed the
-   * commit to disk. A commit that fails (a full disk) takes back what `ops` did to the
-   * counters and rejects with OutboxUnavailable: nothing of it happened, and a caller
-   * may try again once there is room.
+   * The writes `ops` issues and the counters as it changed them (and the gaps, when
+   * they changed), committed in one batch; resolves once LMDB has flushed the commit to
+   * disk. Writes that come while a batch commits wait and go together in the next one
+   * (one transaction for all of them), so a busy outbox commits as often as LMDB can,
+   * not once per call. A commit that fails (a full disk) takes back what its writes did
+   * to the counters and rejects each of them with OutboxUnavailable: nothing of them
+   * happened, and a caller may try again once there is room.
    */
-  private async write(ops: (counters: Counters) => void): Promise<void> {
-    const before = { ...this.counters };
-    let after = before;
-    const gapsVersion = this.gapsVersion;
-    try {
-      await this.db.batch(() => {
-        ops(this.counters);
-        after = { ...this.counters };
-        this.put(COUNTERS_KEY, after);
-        if (gapsVersion !== this.storedGapsVersion) this.put(GAPS_KEY, this.gaps);
-      });
-      await this.db.flushed;
-    } catch (err) {
-      undo(this.counters, before, after);
-      const cause = await commitCause(err);
-      throw new OutboxUnavailable(`the embedded outbox of sink ${this.sink} could not commit: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  private write(ops: (counters: Counters) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ ops, resolve, reject });
+      this.commitSoon();
+    });
+  }
+
+  private commitSoon(): void {
+    if (this.committing) return;
+    this.committing = this.commitWaiting().finally(() => {
+      this.committing = null;
+      if (this.waiting.length > 0) this.commitSoon();
+    });
+  }
+
+  /** Commits the waiting writes batch after batch; the next batch starts while the last one flushes. */
+  private async commitWaiting(): Promise<void> {
+    for (let group = this.waiting.splice(0); group.length > 0; group = this.waiting.splice(0)) {
+      const before = { ...this.counters };
+      let after = before;
+      const gapsVersion = this.gapsVersion;
+      const failed = (err: unknown): void => {
+        undo(this.counters, before, after);
+        void this.unavailable(err).then((error) => group.forEach((w) => w.reject(error)));
+      };
+      try {
+        await this.db.batch(() => {
+          for (const w of group) w.ops(this.counters);
+          after = { ...this.counters };
+          this.put(COUNTERS_KEY, after);
+          if (gapsVersion !== this.storedGapsVersion) this.put(GAPS_KEY, this.gaps);
+        });
+      } catch (err) {
+        failed(err);
+        continue;
+      }
+      this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
+      this.db.flushed.then(() => group.forEach((w) => w.resolve()), failed);
     }
-    this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
+  }
+
+  private async unavailable(err: unknown): Promise<OutboxUnavailable> {
+    const cause = await commitCause(err);
+    return new OutboxUnavailable(`the embedded outbox of sink ${this.sink} could not commit: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 
   private put(key: Key, value: unknown): void {
@@ -276,9 +346,22 @@ export class LmdbOutbox implements LeasedOutbox {
     batched(this.db.remove(key));
   }
 
+  private read(key: Key): Held {
+    const stored = this.db.get(key) as StoredEntry;
+    return { stored, bytes: Buffer.byteLength(stored.body) };
+  }
+
+  /** The entry is pending and no longer leased: the next lease scans from it at the latest. */
+  private unlease(pos: number): void {
+    this.leasedPositions.delete(pos);
+    this.leaseFrom = Math.min(this.leaseFrom, pos);
+  }
+
+  /** The entry left the pending ones. */
   private forget(pos: number): void {
     this.leasedPositions.delete(pos);
     this.retries.delete(pos);
+    this.recent.delete(pos);
   }
 
   private assertOpen(): void {

@@ -129,6 +129,11 @@ export class OutboxDispatcher {
         this.settle(item.count);
         continue;
       }
+      // Windows that queued up while the last append committed go out in one append.
+      for (let next = this.queue[0]; Array.isArray(next) && item.length + next.length <= APPEND_MAX; next = this.queue[0]) {
+        item = item.concat(next);
+        this.queue.shift();
+      }
       this.queued -= item.length;
       try {
         await this.opts.outbox.append(item);

@@ -2,7 +2,7 @@ import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
 import { within } from '../base/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import type { DeliveryTrouble } from './delivery-trouble.js';
-import { settleFailure, type RetryPolicy } from './delivery-verdict.js';
+import { settleFailure, type DeliveryVerdict, type RetryPolicy } from './delivery-verdict.js';
 import { postWebhook, type WebhookTarget } from './webhook-post.js';
 
 export interface ConnectorOptions extends RetryPolicy {
@@ -19,6 +19,12 @@ export interface ConnectorOptions extends RetryPolicy {
   storeWaitMs?: number;
 }
 
+/** Answered requests per delivery slot whose verdicts may wait for the store at once. */
+const RECORDING_PER_SLOT = 4;
+
+/** What recording a failed attempt needs of an entry. */
+type Failed = Pick<OutboxEntry, 'id' | 'attempts' | 'enqueued_at_unix_ms' | 'replayed_at_unix_ms'>;
+
 /**
  * Delivers one sink's embedded outbox to its Webhook: leases entries, POSTs them, and
  * turns each verdict into ack, retry (full-jitter backoff, Retry-After honoured) or
@@ -26,8 +32,12 @@ export interface ConnectorOptions extends RetryPolicy {
  */
 export class WebhookConnector {
   private stopped = false;
+  /** Requests waiting for their answer. */
   private inFlight = 0;
+  /** Entries of answered requests whose verdicts are being recorded; below recordingMax, so leases stay bounded. */
+  private recording = 0;
   private wake: (() => void) | null = null;
+  private poked = false;
   private loop: Promise<void> | null = null;
   private readonly detach: (() => void)[] = [];
   /**
@@ -57,30 +67,44 @@ export class WebhookConnector {
     await this.loop;
   }
 
+  /** Wakes the loop; a poke while it is not asleep makes its next sleep return at once. */
   private poke(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.poked = true;
   }
 
   private async run(): Promise<void> {
     const pending = new Set<Promise<void>>();
+    const track = (work: Promise<void>, done: () => void): void => {
+      const job = work.finally(() => {
+        done();
+        pending.delete(job);
+        this.poke();
+      });
+      pending.add(job);
+    };
     while (!this.stopped) {
       for (const settle of this.unsettled.splice(0)) await this.settle(settle);
       let leased = false;
-      while (!this.stopped && this.inFlight < this.opts.concurrency) {
+      while (!this.stopped && this.inFlight < this.opts.concurrency && this.recording < this.recordingMax) {
         const entries = this.late.shift() ?? (await this.lease());
         if (entries.length === 0) break;
         leased = true;
-        const job = this.deliver(entries).finally(() => {
-          this.inFlight--;
-          pending.delete(job);
-          this.poke();
-        });
         this.inFlight++;
-        pending.add(job);
+        const count = entries.length;
+        // The request's slot is free once the answer is in: the next request does not
+        // wait for the store to commit this one's verdict (the entries stay leased meanwhile).
+        track(
+          this.attempt(entries).then((record) => {
+            this.recording += count;
+            track(record(), () => (this.recording -= count));
+          }),
+          () => this.inFlight--,
+        );
       }
-      if (!leased || this.inFlight >= this.opts.concurrency) await this.sleep(this.opts.pollMs ?? 500);
+      if (!leased || this.inFlight >= this.opts.concurrency || this.recording >= this.recordingMax) await this.sleep(this.opts.pollMs ?? 500);
     }
-    await Promise.all(pending);
+    while (pending.size > 0) await Promise.all(pending);
   }
 
   /**
@@ -99,11 +123,25 @@ export class WebhookConnector {
     return [];
   }
 
+  /**
+   * Four times what the requests in flight hold: verdicts of several answers go in one
+   * commit of the embedded store, which takes a few ms, and the commit of a big append
+   * longer; with fewer waiting, requests would wait for the store (with one event per
+   * request, for `concurrency` events per commit).
+   */
+  private get recordingMax(): number {
+    return RECORDING_PER_SLOT * this.opts.concurrency * this.opts.batchSize;
+  }
+
   private get storeWaitMs(): number {
     return this.opts.storeWaitMs ?? 2000;
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.poked) {
+      this.poked = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {
@@ -117,14 +155,22 @@ export class WebhookConnector {
     });
   }
 
-  private async deliver(entries: OutboxEntry[]): Promise<void> {
+  /**
+   * POSTs the entries; resolves at the answer with what records its verdict, which
+   * holds none of their bodies while it waits for the store.
+   */
+  private async attempt(entries: OutboxEntry[]): Promise<() => Promise<void>> {
     const verdict = await postWebhook(this.opts.target, entries);
     this.opts.trouble.observe(verdict);
-    const ids = entries.map((e) => e.id);
     if (verdict.kind === 'ack') {
-      await this.settle(() => this.outbox.ack(ids));
-      return;
+      const ids = entries.map((e) => e.id);
+      return () => this.settle(() => this.outbox.ack(ids));
     }
+    const failed = entries.map(({ id, attempts, enqueued_at_unix_ms, replayed_at_unix_ms }) => ({ id, attempts, enqueued_at_unix_ms, replayed_at_unix_ms }));
+    return () => this.recordFailure(failed, verdict);
+  }
+
+  private async recordFailure(entries: Failed[], verdict: Exclude<DeliveryVerdict, { kind: 'ack' }>): Promise<void> {
     const now = Date.now();
     for (const entry of entries) {
       const settled = settleFailure(verdict, entry, this.opts, now);

@@ -1,6 +1,7 @@
 import { verdictForError, verdictForStatus, type DeliveryVerdict } from './delivery-verdict.js';
 import { webhookIdOf } from './batch-id.js';
 import { webhookHeaders } from './webhook-signature.js';
+import { postBytes } from './webhook-request.js';
 
 export interface WebhookTarget {
   url: string;
@@ -20,45 +21,31 @@ export async function postWebhook(
   entries: readonly { id: string; body: string }[],
   now: () => number = Date.now,
 ): Promise<DeliveryVerdict> {
-  const first = entries[0];
-  if (!first) return { kind: 'ack' };
-  const single = entries.length === 1;
-  const body = single ? first.body : `[${entries.map((e) => e.body).join(',')}]`;
+  if (entries.length === 0) return { kind: 'ack' };
+  const body = requestBody(entries);
   const id = webhookIdOf(entries.map((e) => e.id));
   try {
-    const res = await fetch(target.url, {
-      method: 'POST',
-      headers: webhookHeaders(target.token, id, body, now()),
-      body,
-      signal: AbortSignal.timeout(target.timeoutMs),
-      redirect: 'manual',
-    });
-    void drainAnswer(res.body);
-    return verdictForStatus(res.status, res.headers.get('retry-after'), now());
+    const answer = await postBytes(target.url, webhookHeaders(target.token, id, body, now()), body, target.timeoutMs);
+    return verdictForStatus(answer.status, answer.retryAfter, now());
   } catch (err) {
     return verdictForError(err);
   }
 }
 
-/** Bytes of an answer's body read and dropped so that its connection can be reused; past them it is cut. */
-const DRAINED_MAX = 64 * 1024;
-
 /**
- * Reads an answer's body into nothing, in the background: the verdict is the status
- * alone. Bounded, so that a receiver's endless body cannot grow the node, nor a
- * trickled one hold the delivery until its timeout fails it.
+ * The UTF-8 request body, encoded once for both the signature and the socket: one
+ * envelope as it is, a batch as `[a,b,…]`.
  */
-async function drainAnswer(body: ReadableStream<Uint8Array> | null): Promise<void> {
-  if (!body) return;
-  const reader = body.getReader();
-  try {
-    for (let read = 0; read <= DRAINED_MAX; ) {
-      const chunk = await reader.read();
-      if (chunk.done) return;
-      read += chunk.value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // A body cut by the timeout or the receiver changes nothing: the status was the answer.
-  }
+function requestBody(entries: readonly { body: string }[]): Buffer {
+  if (entries.length === 1) return Buffer.from(entries[0]!.body);
+  let size = entries.length + 1;
+  for (const e of entries) size += Buffer.byteLength(e.body);
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write('[');
+  entries.forEach((e, i) => {
+    if (i > 0) at += out.write(',', at);
+    at += out.write(e.body, at);
+  });
+  out.write(']', at);
+  return out;
 }

@@ -5,13 +5,14 @@ import { createHmac } from 'node:crypto';
  * keyed by the sink's token. A `whsec_` token carries a base64 key; any other token
  * is used as raw bytes.
  */
-function webhookSignature(token: string, id: string, timestampS: number, body: string): string {
+function webhookSignature(token: string, id: string, timestampS: number, body: Buffer): string {
   const key = token.startsWith('whsec_') ? Buffer.from(token.slice('whsec_'.length), 'base64') : Buffer.from(token, 'utf8');
-  const mac = createHmac('sha256', key).update(`${id}.${timestampS}.${body}`).digest('base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampS}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }
 
-export function webhookHeaders(token: string, id: string, body: string, nowMs: number): Record<string, string> {
+/** The body is signed as the bytes that are sent. */
+export function webhookHeaders(token: string, id: string, body: Buffer, nowMs: number): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {
     'content-type': 'application/json',

@@ -69,5 +69,24 @@ export function leasedOutboxContract(name: string, makeBacking: () => Promise<Ou
     }),
   );
 
+  test(
+    'an entry that is pending and unleased again is leased again, wherever it stands among leased ones',
+    withOutbox(async (ob) => {
+      await ob.append(entries(1, 4));
+      assert.equal(ids(await ob.lease(2)), ['ev-1', 'ev-2']);
+      await ob.retry('ev-1', 'boom', 0);
+      assert.equal(ids(await ob.lease(10)), ['ev-1', 'ev-3', 'ev-4'], 'the retried entry is due at once');
+      await ob.deadLetter('ev-2', 'gone');
+      await ob.ack(['ev-1', 'ev-3', 'ev-4']);
+      assert.is(await ob.replayDeadLetters(), 1);
+      assert.equal(ids(await ob.lease(10)), ['ev-2'], 'a replayed dead letter below every lease so far');
+      await ob.append(entries(5, 5));
+      await ob.append(entries(5, 6));
+      assert.equal(ids(await ob.lease(10)), ['ev-5', 'ev-6'], 'an id appended twice is leased once at a time');
+      await ob.ack(['ev-5']);
+      assert.equal(ids(await ob.lease(10)), ['ev-5'], 'then its second copy');
+    }),
+  );
+
   test.run();
 }
