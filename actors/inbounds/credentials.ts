@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FlowAuth } from '../../streams/contract.js';
 
-/** A configured account; `password` is the revealed secret. `principal` overrides the username as principal_key. */
-export interface Socks5User {
+/** An account of an inbound, SOCKS5 or HTTP Basic; `password` is the revealed secret. `principal` overrides the username as principal_key. */
+export interface InboundAccount {
   username: string;
   password: string;
   principal?: string;
@@ -13,7 +13,7 @@ export interface Socks5User {
  * an unknown user, and through digests of equal length, so neither the password's
  * content nor its length shows in the timing.
  */
-export function verifyUser(users: readonly Socks5User[], username: string, password: Buffer): Socks5User | null {
+export function verifyUser(users: readonly InboundAccount[], username: string, password: Buffer): InboundAccount | null {
   const user = users.find((u) => u.username === username);
   const matches = sameSecret(password, Buffer.from(user?.password ?? '', 'utf8'));
   return user !== undefined && matches ? user : null;
@@ -25,7 +25,7 @@ function sameSecret(given: Buffer, expected: Buffer): boolean {
 }
 
 /** The auth of a flow by an account: never the password, only who it is. */
-export function userAuth(scheme: string, user: Socks5User): FlowAuth {
+export function userAuth(scheme: string, user: InboundAccount): FlowAuth {
   return { scheme, principal_key: user.principal ?? user.username, attributes: { username: user.username } };
 }
 

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { TagProtocol } from '../../streams/contract.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
-import type { Socks5User } from './credentials.js';
+import type { InboundAccount } from './credentials.js';
 
 /** What one inbound's protocol handlers need. */
 export interface InboundEnv {
   flows: FlowEnv;
   inbound: TagProtocol;
   /** Accounts; null or empty means no authentication. Passwords are revealed strings. */
-  users: readonly Socks5User[] | null;
+  users: readonly InboundAccount[] | null;
   handshakeTimeoutMs: number;
   log: Logger;
 }

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { FlowAuth } from '../../streams/contract.js';
-import { NO_AUTH, userAuth, verifyUser, type Socks5User } from './credentials.js';
+import { NO_AUTH, userAuth, verifyUser, type InboundAccount } from './credentials.js';
 import { extend } from '../base/revise.js';
 import { HandshakeError } from './handshake-error.js';
 import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, targetHost, type SocksTarget } from '../socks5/socks5-wire.js';
@@ -20,7 +20,7 @@ export interface Socks5Request {
 
 export interface Socks5AcceptOptions {
   /** Non-empty: username/password (method 0x02) is required. null or empty: no authentication (0x00). */
-  users: readonly Socks5User[] | null;
+  users: readonly InboundAccount[] | null;
   /** Deadline for the whole handshake in milliseconds, so a client trickling bytes cannot hold a slot. */
   timeoutMs: number;
 }
@@ -67,7 +67,7 @@ export function writeSocks5Reply(stream: Duplex, rep: number, bound: SocksTarget
   return reply.length;
 }
 
-function* serverSteps(stream: Duplex, users: readonly Socks5User[]): Steps<Omit<Socks5Request, 'rxBytes'>> {
+function* serverSteps(stream: Duplex, users: readonly InboundAccount[]): Steps<Omit<Socks5Request, 'rxBytes'>> {
   const greeting = yield 2;
   if (greeting[0] !== 5) throw new HandshakeError('SOCKS_BAD_VERSION', 'greeting is not SOCKS version 5');
   const methods = yield greeting[1];
@@ -91,7 +91,7 @@ function noAuth(): Socks5Request['auth'] {
   return { ...NO_AUTH, attributes: {} } as Socks5Request['auth'];
 }
 
-function* authenticate(stream: Duplex, users: readonly Socks5User[]): Steps<Socks5Request['auth']> {
+function* authenticate(stream: Duplex, users: readonly InboundAccount[]): Steps<Socks5Request['auth']> {
   const head = yield 2;
   if (head[0] !== 1) throw new HandshakeError('SOCKS_BAD_VERSION', 'username/password sub-negotiation is not version 1');
   const nameLength = head[1];
@@ -112,7 +112,7 @@ function* authenticate(stream: Duplex, users: readonly Socks5User[]): Steps<Sock
  * large, the bytes read as the name run on into PLEN and the password. A name that is
  * a configured account is framed right; any other is logged by its length only.
  */
-function offeredName(users: readonly Socks5User[], username: string, nameLength: number): { username?: string; usernameLength: number } {
+function offeredName(users: readonly InboundAccount[], username: string, nameLength: number): { username?: string; usernameLength: number } {
   return users.some((u) => u.username === username) ? { username, usernameLength: nameLength } : { usernameLength: nameLength };
 }
 

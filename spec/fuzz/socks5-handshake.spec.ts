@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HandshakeError, type HandshakeErrorCode } from '../../actors/inbounds/handshake-error.js';
-import type { Socks5User } from '../../actors/inbounds/credentials.js';
+import type { InboundAccount } from '../../actors/inbounds/credentials.js';
 import { acceptSocks5, type Socks5Request } from '../../actors/inbounds/socks5-handshake.js';
 import { encodeAddress, type SocksTarget } from '../../actors/socks5/socks5-wire.js';
 import { ipOfHost } from '../../actors/net/ip-of-host.js';
@@ -15,7 +15,7 @@ import { checkProperty } from '../support/fuzz.js';
 // wait for bytes that cannot come; a refused name is kept only when it is an account's.
 
 const SPEC_RUNS = 3000;
-const USERS: Socks5User[] = [{ username: 'alice', password: 'fuzz-Secret-4b1d' }];
+const USERS: InboundAccount[] = [{ username: 'alice', password: 'fuzz-Secret-4b1d' }];
 const CODES: ReadonlySet<HandshakeErrorCode> = new Set([
   'SOCKS_BAD_VERSION',
   'SOCKS_NO_ACCEPTABLE_METHOD',
@@ -29,7 +29,7 @@ const CODES: ReadonlySet<HandshakeErrorCode> = new Set([
 type Outcome = { request: Socks5Request } | { error: unknown };
 
 /** Writes `bytes` from a client that then ends its side, and settles with the parser's outcome. */
-async function handshake(bytes: Uint8Array, users: Socks5User[] | null): Promise<Outcome> {
+async function handshake(bytes: Uint8Array, users: InboundAccount[] | null): Promise<Outcome> {
   const [client, server] = duplexPair();
   client.resume();
   const pending = acceptSocks5(server, { users, timeoutMs: 10_000 });

@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HandshakeError } from '../../../actors/inbounds/handshake-error.js';
-import type { Socks5User } from '../../../actors/inbounds/credentials.js';
+import type { InboundAccount } from '../../../actors/inbounds/credentials.js';
 import { SOCKS5_REPLY, acceptSocks5, writeSocks5Reply } from '../../../actors/inbounds/socks5-handshake.js';
 import { duplexPair } from '../../support/duplex-pair.js';
 import { rejectionOf } from '../../support/rejection.js';
 
 const NOAUTH = { scheme: 'noauth', principal_key: null, attributes: {} };
-const ALICE: Socks5User = { username: 'alice', password: 'hunter2-Secret' };
+const ALICE: InboundAccount = { username: 'alice', password: 'hunter2-Secret' };
 const NOAUTH_GREETING = [5, 1, 0];
 const USERPASS_GREETING = [5, 2, 0, 2];
 const CONNECT_IPV4 = [5, 1, 0, 1, 127, 0, 0, 1, 0x1f, 0x90];
