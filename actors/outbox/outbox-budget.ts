@@ -5,7 +5,7 @@ import { OutboxWriteBlocked, type AppendErrorOptions } from './outbox-errors.js'
 type LimitReason = Exclude<WriteBlockReason, 'store_full'>;
 
 /** How long one statfs answer stands; appends in between subtract what they add. */
-export const STATFS_TTL_MS = 1000;
+const STATFS_TTL_MS = 1000;
 
 /**
  * Once max_bytes blocked writes, they resume only when deliveries have brought the
