@@ -3,9 +3,9 @@ import { isOutOfMemory } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 import { OwedCounters } from './owed-counters.js';
 
-/** The fields of a job's hash: its delivery is counted; its dead letters are counted; how many of its events the embedded store counted. */
+/** The fields of a job's hash: its delivery is counted; its dead letters are counted (a replay clears it); how many of its events the embedded store counted. */
 const COUNTED_FIELD = 'weir_delivered';
-const DEAD_FIELD = 'weir_dead';
+export const DEAD_FIELD = 'weir_dead';
 const CLAIMED_FIELD = 'weir_claimed';
 
 /**
@@ -140,6 +140,3 @@ export class DeliveryCounts {
     if (this.owed.any) await this.owed.write(this.redis, this.keys.state, {});
   }
 }
-
-/** The marks a replay takes off a dead job's hash, so its next delivery or death counts again. */
-export const REPLAY_CLEARS = [DEAD_FIELD] as const;

@@ -39,7 +39,7 @@ export function isOutOfMemory(err: unknown): boolean {
 }
 
 export function jobData(events: readonly OutboxAppend[], replayedAtUnixMs: number | null = null): JobData {
-  return { events: events.map(({ id, sequence, body }) => ({ id, sequence, body })), replayed_at_unix_ms: replayedAtUnixMs };
+  return { events: [...events], replayed_at_unix_ms: replayedAtUnixMs };
 }
 
 /** The envelopes of a job's data, whichever shape it was written in. */

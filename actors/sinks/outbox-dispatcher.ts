@@ -130,10 +130,14 @@ export class OutboxDispatcher {
         continue;
       }
       // Windows that queued up while the last append committed go out in one append.
-      for (let next = this.queue[0]; Array.isArray(next) && item.length + next.length <= APPEND_MAX; next = this.queue[0]) {
-        item = item.concat(next);
+      const windows = [item];
+      let size = item.length;
+      for (let next = this.queue[0]; Array.isArray(next) && size + next.length <= APPEND_MAX; next = this.queue[0]) {
+        windows.push(next);
+        size += next.length;
         this.queue.shift();
       }
+      if (windows.length > 1) item = windows.flat();
       this.queued -= item.length;
       try {
         await this.opts.outbox.append(item);

@@ -10,9 +10,8 @@ import { restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
 import { runWeir } from '../support/weir-bin.js';
 import { controlUp, getJson } from '../support/control-json.js';
+import { ALICE, BOB, usersInbound } from '../support/principal-users.js';
 
-const ALICE = 'alice:alice-pw-1b2c';
-const BOB = 'bob:bob-pw-3d4e';
 const HISTORY_SIZE = 6;
 
 interface Kept {
@@ -29,14 +28,7 @@ function kept(e: JsonEnvelope): Kept {
 test('pages through the recent completed flows newest first, bounded, with filters and both cursors', async () => {
   const n = await restartableConfig({
     inbounds: [
-      {
-        type: 'socks',
-        tag: 'socks-users',
-        users: [
-          { username: 'alice', password: ALICE.split(':')[1] },
-          { username: 'bob', password: BOB.split(':')[1], principal: 'team-b' },
-        ],
-      },
+      usersInbound(),
     ],
     rules: [{ domain_suffix: ['blocked.example'], outbound: 'block' }],
     flows: { history_size: HISTORY_SIZE },

@@ -9,9 +9,8 @@ import { startNode, type WeirNode } from '../support/start-node.js';
 import { restartableConfig, type RestartableConfig } from '../support/restartable-config.js';
 import { runWeir } from '../support/weir-bin.js';
 import { controlUp, getJson } from '../support/control-json.js';
+import { ALICE, BOB, usersInbound } from '../support/principal-users.js';
 
-const ALICE = 'alice:alice-pw-4c1d';
-const BOB = 'bob:bob-pw-9e07';
 
 interface Counters {
   bytes_up: number;
@@ -32,14 +31,7 @@ interface Principal {
 async function principalsNode(): Promise<RestartableConfig & { socks: number; open: number; dead: number }> {
   const n = await restartableConfig({
     inbounds: [
-      {
-        type: 'socks',
-        tag: 'socks-users',
-        users: [
-          { username: 'alice', password: ALICE.split(':')[1] },
-          { username: 'bob', password: BOB.split(':')[1], principal: 'team-b' },
-        ],
-      },
+      usersInbound(),
       { type: 'socks', tag: 'socks-open' },
     ],
   });
