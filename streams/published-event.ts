@@ -7,6 +7,8 @@ const SCHEMA_HEAD = `{"schema_id":"${SCHEMA_ID}","event_id":`;
 const EVENT_ID_AT = SCHEMA_HEAD.length + 1;
 /** The key before source_id's value. */
 const SOURCE_KEY = ',"source_id":';
+/** The key before occurred_at_unix_ms's value, which the head holds. */
+const OCCURRED_KEY = '"occurred_at_unix_ms":';
 
 /**
  * One event as the bus hands it out: the envelope's JSON, made once at publish and
@@ -59,4 +61,17 @@ export class PublishedEvent<P extends object = object> {
   withSourceParts(nodeIdJson: string): [string, string, string] {
     return [this.json.slice(0, this.sourceAt), nodeIdJson, this.json.slice(this.sourceAt + 4)];
   }
+}
+
+/**
+ * occurred_at_unix_ms of an envelope's JSON as PublishedEvent writes it (a sink's body
+ * too), read from its head without parsing the rest; NaN when it holds none.
+ */
+export function occurredAtOf(json: string): number {
+  const at = json.indexOf(OCCURRED_KEY, EVENT_ID_AT);
+  if (at < 0) return NaN;
+  const from = at + OCCURRED_KEY.length;
+  let to = from;
+  for (let c = json.charCodeAt(to); c >= 0x30 && c <= 0x39; c = json.charCodeAt(++to));
+  return to > from ? Number(json.slice(from, to)) : NaN;
 }

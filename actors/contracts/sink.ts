@@ -1,4 +1,4 @@
-import type { ReplayGap } from './outbox.js';
+import type { ReplayGap, WriteBlockReason } from './outbox.js';
 
 /** Delivery state of one sink, as the contract's connector state names it. */
 export interface ConnectorState {
@@ -10,7 +10,15 @@ export interface ConnectorState {
   total_failed: number;
   replay_gaps: number;
   last_error: { message: string; at_unix_ms: number } | null;
-  outbox_storage: { write_blocked: boolean };
+  outbox_storage: {
+    write_blocked: boolean;
+    /** Why writes are paused (outbox sinks). */
+    write_blocked_reason?: WriteBlockReason | null;
+    /** The outbox's store (outbox sinks). */
+    store?: 'embedded' | 'redis';
+    /** Bytes of the bodies the sink's outbox holds (outbox sinks). */
+    bytes?: number;
+  };
   /** Age of the oldest undelivered event (outbox sinks). */
   oldest_pending_age_ms?: number | null;
   /** Events given up on, listable and replayable (outbox sinks). */

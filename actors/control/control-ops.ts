@@ -16,6 +16,7 @@ import { applyBody, configInvalid } from './config-apply.js';
 import { routeOutboundsNotRunning } from './running-outbounds.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
+import type { AckListener } from '../sinks/delivery-acks.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
@@ -122,6 +123,16 @@ export class ControlOps {
       filter((change) => change.kind === 'completed'),
       map((change) => change.record),
     );
+  }
+
+  /** Calls `listener` with the events of each request a sink's receiver acknowledged; returns what stops it. */
+  onDeliveryAcks(listener: AckListener): () => void {
+    return this.engine.acks.listen(listener);
+  }
+
+  /** Whether the outbox reaches Redis now; null without `redis` or before a sink opened the stores. */
+  redisUp(): boolean | null {
+    return this.engine.redisUp();
   }
 
   /** Every event as the bus publishes it, live only: for counting, not for delivery. */

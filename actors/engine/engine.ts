@@ -29,6 +29,7 @@ import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { Router, type RouterOptions } from '../router/router.js';
 import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
+import { DeliveryAcks } from '../sinks/delivery-acks.js';
 import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
 import { SinkKeeper } from '../sinks/sink-keeper.js';
@@ -93,6 +94,8 @@ export class Engine {
   private readonly leftMarks: Marks | null;
   private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
+  /** Where the sinks tell of the deliveries their receivers acknowledged. */
+  readonly acks = new DeliveryAcks();
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
   private stores: OutboxStores | null = null;
@@ -175,7 +178,16 @@ export class Engine {
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
       log: this.opts.log,
+      acks: this.acks,
     }, previous);
+  }
+
+  /**
+   * Whether the outbox reaches Redis now (RedisHealth: what redis_unreachable and
+   * redis_recovered tell); null without `redis`, or before a sink opened the stores.
+   */
+  redisUp(): boolean | null {
+    return this.stores?.redisUp() ?? null;
   }
 
   /** True from the call of stop() on: config applies are refused then. */

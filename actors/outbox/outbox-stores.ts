@@ -15,6 +15,8 @@ export interface OutboxStores {
   /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
   readonly kind: 'redis' | 'embedded';
   open(sink: string, opts?: OutboxOpenOptions): Promise<LeasedOutbox>;
+  /** Whether the sinks reach Redis now (RedisHealth); null for the embedded kind. */
+  redisUp(): boolean | null;
   close(): Promise<void>;
 }
 
@@ -50,7 +52,7 @@ export interface OutboxStoreEvents {
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
-    return { kind: 'embedded', open: (sink) => embedded.open(sink), close: () => embedded.close() };
+    return { kind: 'embedded', open: (sink) => embedded.open(sink), redisUp: () => null, close: () => embedded.close() };
   }
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
@@ -100,6 +102,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
   };
   return {
     kind: 'redis',
+    redisUp: () => health.up,
     async open(sink, opts) {
       const spill = await embedded.open(sink);
       // A sink added or replaced (config.apply) while Redis is down or hung would wait for

@@ -14,6 +14,11 @@ export class RedisHealth {
     },
   ) {}
 
+  /** False from an outage's start to its end, as told. */
+  get up(): boolean {
+    return !this.told;
+  }
+
   /** An outage already told (Redis unreachable at start): its end is told, its start is not again. */
   markLost(): void {
     this.told = true;

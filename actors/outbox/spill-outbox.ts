@@ -216,12 +216,16 @@ export class SpillOutbox implements LeasedOutbox {
 
   /**
    * Redis's part of the state; while Redis cannot be reached, the last one read (none
-   * yet: nothing known, and why), so the spill part still shows.
+   * yet: nothing known, and why), so the spill part still shows. The sink reads it every
+   * second, so an idle sink's read also tells `health` when Redis stops and starts
+   * answering.
    */
   private async primaryState(): Promise<OutboxState> {
     try {
       this.lastPrimary = await this.primary.state();
+      this.opts.health?.answered(this.sink);
     } catch (err) {
+      if (!this.opts.deadline?.begun) this.opts.health?.failed(this.sink, err instanceof Error ? err.message : String(err));
       if (!this.lastPrimary) return unknownState(err);
     }
     return this.lastPrimary;

@@ -3,6 +3,7 @@ import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
 import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
+import type { DeliveryAcks } from './delivery-acks.js';
 
 /** What the engine hands every sink it builds (build-sinks.ts). */
 export interface SinkDeps {
@@ -18,4 +19,6 @@ export interface SinkDeps {
   deadline: StopDeadline;
   /** The node's logger: a sink logs its delivery trouble there. */
   log: Logger;
+  /** Where a sink tells of each request its receiver acknowledged. */
+  acks: DeliveryAcks;
 }

@@ -1,4 +1,4 @@
-import type { LeasedOutbox, OutboxEntry } from '../contracts/outbox.js';
+import type { LeasedOutbox, OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 import { within } from '../base/within.js';
 import { OutboxUnavailable } from '../outbox/outbox-errors.js';
 import type { DeliveryTrouble } from './delivery-trouble.js';
@@ -13,6 +13,8 @@ export interface ConnectorOptions extends RetryPolicy {
   concurrency: number;
   /** Told of every attempt's verdict: logs when deliveries start and stop failing. */
   trouble: DeliveryTrouble;
+  /** Told of the entries of each request the receiver acknowledged, at its answer. */
+  acked?: (entries: readonly OutboxAppend[]) => void;
   /** How often due retries are looked for when nothing new arrives. @defaultValue 500 */
   pollMs?: number;
   /** How long a lease or a verdict's write is waited for before the loop goes on without it. @defaultValue 2000 */
@@ -163,6 +165,7 @@ export class WebhookConnector {
     const verdict = await postWebhook(this.opts.target, entries);
     this.opts.trouble.observe(verdict);
     if (verdict.kind === 'ack') {
+      this.opts.acked?.(entries);
       const ids = entries.map((e) => e.id);
       return () => this.settle(() => this.outbox.ack(ids));
     }

@@ -1,5 +1,5 @@
 import type { WebhookSinkConfig } from '../config/schema.js';
-import type { LeasedOutbox, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { LeasedOutbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/sink-deps.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
@@ -63,6 +63,7 @@ export class WebhookSink implements Sink {
       publish: this.deps.publish,
     });
     const trouble = new DeliveryTrouble(c.tag, this.deps.log);
+    const acked = (entries: readonly OutboxAppend[]): void => this.deps.acks.tell(c.tag, entries);
     this.connector = new WebhookConnector(outbox, {
       target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
       batchSize: c.batch_size,
@@ -70,6 +71,7 @@ export class WebhookSink implements Sink {
       retryForS: c.retry_for_s,
       backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
       trouble,
+      acked,
     });
     this.dispatcher.start(since);
     this.connector.start();
@@ -77,7 +79,7 @@ export class WebhookSink implements Sink {
     if (redis && c.delivery === 'node') {
       // Loaded here: a node without Redis does not pay for BullMQ.
       const { startWebhookWorker } = await import('./webhook-worker.js');
-      this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError }, trouble);
+      this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError }, trouble, acked);
     }
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.deps.redis ? STATE_REFRESH_MS.redis : STATE_REFRESH_MS.embedded);

@@ -1,7 +1,9 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
+import { deliveryLatency } from './delivery-latency.js';
 import { flowMetrics } from './flow-metrics.js';
+import { outboxMetrics } from './outbox-metrics.js';
 import { sinkMetrics } from './sink-metrics.js';
 import { streamMetrics } from './stream-metrics.js';
 
@@ -17,7 +19,7 @@ export interface NodeMetrics {
 /**
  * The node's Prometheus metrics in a registry of its own (several nodes may share a
  * process in tests): flows, bytes, failures, the bus and its live subscribers, the
- * sinks, and prom-client's process and Node.js metrics.
+ * sinks and their outbox, Redis, and prom-client's process and Node.js metrics.
  */
 export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots, ipcSubscribers: () => number): NodeMetrics {
   const registry = new Registry();
@@ -27,11 +29,14 @@ export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots, ipcSubscrib
   const flows = flowMetrics(registry, ops);
   const streams = streamMetrics(registry, ops, slots, ipcSubscribers);
   sinkMetrics(registry, ops);
+  outboxMetrics(registry, ops);
+  const stopLatency = deliveryLatency(registry, ops);
   return {
     registry,
     close() {
       flows.unsubscribe();
       streams.unsubscribe();
+      stopLatency();
     },
   };
 }

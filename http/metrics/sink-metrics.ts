@@ -1,27 +1,8 @@
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
+import { SINK_LABELS, sinkLabelsOf, stateGauge } from './sink-state-gauge.js';
 import { totalsCounter } from './totals-counter.js';
-
-const LABELS = ['sink', 'type'] as const;
-const labelsOf = (s: ConnectorState): Record<string, string> => ({ sink: s.tag, type: s.type });
-
-/** A gauge of one field of each sink's connector state, read at the scrape; absent fields are left out. */
-function stateGauge(registry: Registry, ops: ControlOps, name: string, help: string, read: (s: ConnectorState) => number | null | undefined): void {
-  new Gauge({
-    name,
-    help,
-    labelNames: [...LABELS],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const s of ops.sinks()) {
-        const value = read(s);
-        if (value !== null && value !== undefined) this.set(labelsOf(s), value);
-      }
-    },
-  });
-}
 
 /** The event sinks' delivery, from their connector states (what `weir connector-state` shows). */
 export function sinkMetrics(registry: Registry, ops: ControlOps): void {
@@ -31,7 +12,7 @@ export function sinkMetrics(registry: Registry, ops: ControlOps): void {
   );
   stateGauge(registry, ops, 'weir_sink_dead_letters', 'Events a sink gave up on, listable and replayable (outbox sinks).', (s) => s.dead_letters);
   const totals = (name: string, help: string, read: (s: ConnectorState) => number): void => {
-    totalsCounter(registry, { name, help, labelNames: LABELS }, () => ops.sinks().map((s) => [labelsOf(s), read(s)]));
+    totalsCounter(registry, { name, help, labelNames: SINK_LABELS }, () => ops.sinks().map((s) => [sinkLabelsOf(s), read(s)]));
   };
   totals('weir_sink_delivered_events_total', 'Events a sink delivered.', (s) => s.total_delivered);
   totals('weir_sink_failed_total', 'Failed deliveries of a sink (total_failed of its connector state).', (s) => s.total_failed);

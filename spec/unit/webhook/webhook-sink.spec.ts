@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
 import { StopDeadline } from '../../../actors/base/stop-deadline.js';
+import { DeliveryAcks } from '../../../actors/sinks/delivery-acks.js';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookSink } from '../../../actors/webhook/webhook-sink.js';
 import { EventBus } from '../../../streams/event-bus.js';
@@ -26,6 +27,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
     publish: () => {},
     deadline: new StopDeadline(),
     log: pino({ level: 'silent' }),
+    acks: new DeliveryAcks(),
   });
   // Adjacent ranges of two runs: sequences restart with every run, so they never merge.
   const missed = [
