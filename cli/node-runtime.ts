@@ -56,6 +56,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     await engine.start();
     http = await startHttpControl(ops, {
       listen: parseListen(config.control.listen) ?? { host: '127.0.0.1', port: 9090 },
+      ...(config.control.metrics_listen !== undefined && { metricsListen: parseListen(config.control.metrics_listen) }),
       apiKey: config.control.api_key,
       healthRequiresKey: config.control.health_requires_key,
       maxBodyBytes: config.control.max_body_bytes,
@@ -73,7 +74,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     await stop('start_failed');
     throw err;
   }
-  log.info({ control: http.address(), ipc: ipc.path }, 'control plane listening');
+  log.info({ control: http.address(), metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
   if (config.redis) {
     presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, config.control.listen));
     presence.start();

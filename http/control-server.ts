@@ -6,6 +6,7 @@ import type { Secret } from '../actors/config/secret.js';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Observable } from 'rxjs';
 import { buildApp } from './app.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { clashApi } from './clash/clash-api.js';
 import { nodeMetrics } from './metrics/node-metrics.js';
 import { capConnections } from './connection-cap.js';
@@ -17,12 +18,16 @@ import { wsEvents } from './events/ws-upgrade.js';
 
 export interface HttpControl {
   address(): { host: string; port: number };
+  /** Where the metrics listener of `metricsListen` listens; null without one. */
+  metricsAddress(): { host: string; port: number } | null;
   /** Ends every stream and connection and stops listening. */
   close(): Promise<void>;
 }
 
 export interface HttpControlOptions {
   listen: { host: string; port: number };
+  /** A listener of GET /metrics alone, open without the key (control.metrics_listen); none when absent. */
+  metricsListen?: { host: string; port: number };
   apiKey: Secret;
   healthRequiresKey: boolean;
   maxBodyBytes: number;
@@ -85,20 +90,34 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   });
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'control plane listening');
+  let open: MetricsListener | null = null;
   let closing: Promise<void> | null = null;
-  return {
-    address: () => ({ host: address, port }),
-    close() {
-      closing ??= new Promise<void>((resolve) => {
+  const close = (): Promise<void> => {
+    closing ??= Promise.all([
+      open?.close(),
+      new Promise<void>((resolve) => {
         ws.close(WS_CLOSE_GRACE_MS);
         clash.close(WS_CLOSE_GRACE_MS);
         metrics.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();
-      });
-      return closing;
-    },
+      }),
+    ]).then(() => undefined);
+    return closing;
+  };
+  if (opts.metricsListen) {
+    try {
+      open = await startMetricsListener(metrics.registry, opts.metricsListen, REQUEST_TIMEOUTS, log);
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  }
+  return {
+    address: () => ({ host: address, port }),
+    metricsAddress: () => open?.address() ?? null,
+    close,
   };
 }
 

@@ -43,6 +43,8 @@ export function checkListeners(config: WeirConfig): ConfigProblem[] {
   const listeners = inboundListeners(config);
   const control = parseListen(config.control.listen);
   if (control) listeners.push({ path: 'control.listen', name: 'the control plane', ...control });
+  const metrics = config.control.metrics_listen === undefined ? undefined : parseListen(config.control.metrics_listen);
+  if (metrics) listeners.push({ path: 'control.metrics_listen', name: 'the metrics listener', ...metrics });
   return listeners.flatMap((l, i) => {
     const earlier = listeners.slice(0, i).find((e) => l.port !== 0 && clash(e, l));
     return earlier ? [{ path: l.path, message: `port ${l.port} is taken by ${earlier.name} (${earlier.host}:${earlier.port})` }] : [];

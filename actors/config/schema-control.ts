@@ -19,14 +19,21 @@ export function parseListen(listen: string): { host: string; port: number } | un
  */
 export const API_KEY_MIN_LENGTH = 16;
 
+/** A listen address, `host:port`. */
+const listenString = () =>
+  z
+    .string()
+    .refine((s) => parseListen(s) !== undefined, 'must be host:port (IPv6 as [addr]:port, port 0-65535)')
+    .meta({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^:\\[\\]]+):[0-9]{1,5}$' });
+
 export function controlSchema(secret: SecretSchema) {
   return z.strictObject({
-    listen: z
-      .string()
-      .refine((s) => parseListen(s) !== undefined, 'must be host:port (IPv6 as [addr]:port, port 0-65535)')
-      .meta({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^:\\[\\]]+):[0-9]{1,5}$' })
+    listen: listenString()
       .default('127.0.0.1:9090')
       .describe('Address of the HTTP control plane, host:port.'),
+    metrics_listen: listenString()
+      .optional()
+      .describe('Address of a listener that serves GET /metrics alone, open without the API key, host:port. Default: none (GET /metrics of the control plane, behind the key).'),
     api_key: secret.describe(
       `Bearer key of the control plane, at least ${API_KEY_MIN_LENGTH} characters: a string, { "env": NAME } or { "file": PATH }.`,
     ),
