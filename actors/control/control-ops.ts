@@ -130,7 +130,7 @@ export class ControlOps {
     return this.engine.acks.listen(listener);
   }
 
-  /** Whether the outbox reaches Redis now; null without `redis` or before a sink opened the stores. */
+  /** Whether the outbox reaches Redis now; false before a Webhook sink opened it, null without `redis`. */
   redisUp(): boolean | null {
     return this.engine.redisUp();
   }

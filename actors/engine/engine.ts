@@ -184,10 +184,12 @@ export class Engine {
 
   /**
    * Whether the outbox reaches Redis now (RedisHealth: what redis_unreachable and
-   * redis_recovered tell); null without `redis`, or before a sink opened the stores.
+   * redis_recovered tell); false before a Webhook sink opened the stores, null without
+   * `redis` (a section that changes only with a restart).
    */
   redisUp(): boolean | null {
-    return this.stores?.redisUp() ?? null;
+    if (!this.current.redis) return null;
+    return this.stores?.redisUp() ?? false;
   }
 
   /** True from the call of stop() on: config applies are refused then. */

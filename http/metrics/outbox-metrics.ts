@@ -24,14 +24,14 @@ export function outboxMetrics(registry: Registry, ops: ControlOps): void {
       }
     },
   });
+  // `redis` changes only with a restart: a node without it has no such series.
+  if (ops.redisUp() === null) return;
   new Gauge({
     name: 'weir_redis_up',
-    help: 'Whether the node\'s outbox reaches Redis (1) or not (0); absent without `redis` in the config, or before a sink opened the outbox.',
+    help: 'Whether the node\'s outbox reaches Redis (1) or not (0, also before a Webhook sink opened it); absent without `redis`.',
     registers: [registry],
     collect() {
-      this.reset();
-      const up = ops.redisUp();
-      if (up !== null) this.set(up ? 1 : 0);
+      this.set(ops.redisUp() ? 1 : 0);
     },
   });
 }

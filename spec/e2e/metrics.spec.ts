@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowRecord } from '../../streams/contract.js';
-import { reap } from '../support/child-reaper.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { findBinary } from '../support/find-binary.js';
 import { recordOf } from '../support/flow-expect.js';
 import { freePort } from '../support/free-port.js';
 import { ofType, readJsonl } from '../support/jsonl.js';
+import { promtool, samples } from '../support/prometheus.js';
 import { waitFor } from '../support/wait-for.js';
 import { CLASH_KEY, clashFixture, type ClashSetup } from '../support/clash-fixture.js';
 import { WsClient } from '../support/event-clients.js';
@@ -19,38 +17,11 @@ import { LineClient } from '../unit/ipc/line-client.js';
 // accepts, with counters that agree with the flows' own records.
 const setup = clashFixture(test);
 
-/** `name{labels}` → value, from Prometheus text (labels as printed). */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const at = line.lastIndexOf(' ');
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
-
 async function scrape(s: ClashSetup): Promise<string> {
   const res = await s.call('/metrics');
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
   return res.text;
-}
-
-/** Runs `promtool check metrics` on `text`: its exit code and what it said. */
-function promtool(text: string): Promise<{ code: number | null; output: string }> {
-  const bin = findBinary('promtool');
-  if (!bin) throw new Error('promtool is not installed (Debian package prometheus)');
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    reap(child);
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-    child.stdin.end(text);
-  });
 }
 
 test('GET /metrics needs the API key', async () => {

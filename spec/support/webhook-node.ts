@@ -28,6 +28,8 @@ export interface HookNodeOptions {
   outbox?: { max_bytes?: number; min_free_bytes?: number };
   /** node.state_dir (the outbox and the JSONL sink's file are in it); a fresh temp dir by default. */
   stateDir?: string;
+  /** Fields of `control` over the listen address and key the node gets. */
+  control?: Record<string, unknown>;
 }
 
 export interface ApiReply {
@@ -41,6 +43,10 @@ export interface HookNode {
   /** The running process; replaced by `restart`. */
   node: WeirNode;
   configPath: string;
+  /** `http://127.0.0.1:<control port>` */
+  controlUrl: string;
+  /** The API key, for calls that do not go through `api`. */
+  apiKey: string;
   /** The node's JSONL sink of every event type. */
   events: string;
   /** Every API response body read, for the no-secrets check. */
@@ -82,13 +88,14 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   const config = {
     ...base,
     ...(opts.nodeId ? { node: { ...(base['node'] as object), id: opts.nodeId } } : {}),
-    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY },
+    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY, ...opts.control },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
     event_sinks: [...(base['event_sinks'] as unknown[]), ...(hook ? [hook] : [])],
   };
   const bodies: string[] = [];
-  const baseUrl = `http://127.0.0.1:${controlPort}/api/v1`;
+  const controlUrl = `http://127.0.0.1:${controlPort}`;
+  const baseUrl = `${controlUrl}/api/v1`;
   const api: HookNode['api'] = async (path, init = {}) => {
     const res = await fetch(`${baseUrl}${path}`, {
       method: init.method ?? 'GET',
@@ -116,6 +123,8 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   const hookNode: HookNode = {
     node: first,
     configPath: first.configPath,
+    controlUrl,
+    apiKey: API_KEY,
     events: eventsPath(stateDir),
     bodies,
     api,
