@@ -79,6 +79,7 @@ test('rejects a rule without a condition', () => {
 test('reports bad listen addresses, ports, URLs and levels', () => {
   const raw = designExample();
   raw.control.listen = '127.0.0.1';
+  raw.control.metrics_listen = 'metrics:9464:1';
   raw.inbounds[0].listen = 'localhost';
   raw.outbounds[2].port = 0;
   raw.outbounds[6].url = 'ftp://example.com/';
@@ -88,6 +89,7 @@ test('reports bad listen addresses, ports, URLs and levels', () => {
   assert.equal(lines(raw), [
     'log.level: must be one of "trace", "debug", "info", "warn", "error", "fatal"',
     'control.listen: must be host:port (IPv6 as [addr]:port, port 0-65535)',
+    'control.metrics_listen: must be host:port (IPv6 as [addr]:port, port 0-65535)',
     'redis.url: must be a redis:// or rediss:// URL',
     'inbounds[0].listen: must be an IP address',
     'outbounds[2].port: must be at least 1',

@@ -124,4 +124,15 @@ test('refuses listeners that would take the same port: the same address, or one 
   assert.equal(lines(raw), []);
 });
 
+test('refuses a metrics listener on the control plane\'s port or an inbound\'s', () => {
+  const raw = designExample();
+  raw.control.listen = '127.0.0.1:9464';
+  raw.control.metrics_listen = '0.0.0.0:9464';
+  assert.equal(lines(raw), ['control.metrics_listen: port 9464 is taken by the control plane (127.0.0.1:9464)']);
+  raw.control.metrics_listen = '127.0.0.1:7890';
+  assert.equal(lines(raw), ['control.metrics_listen: port 7890 is taken by inbound "mixed-in" (127.0.0.1:7890)']);
+  raw.control.metrics_listen = '127.0.0.1:9465';
+  assert.equal(lines(raw), []);
+});
+
 test.run();
