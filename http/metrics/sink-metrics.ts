@@ -4,7 +4,7 @@ import type { ConnectorState } from '../../actors/contracts/sink.js';
 import { SINK_LABELS, sinkLabelsOf, stateGauge } from './sink-state-gauge.js';
 import { totalsCounter } from './totals-counter.js';
 
-/** The event sinks' delivery, from their connector states (what `weir connector-state` shows). */
+/** The event sinks' delivery, from their connector states (what `weir connector state` shows). */
 export function sinkMetrics(registry: Registry, ops: ControlOps): void {
   stateGauge(registry, ops, 'weir_sink_pending_events', 'Events a sink holds not yet durably delivered.', (s) => s.pending);
   stateGauge(registry, ops, 'weir_sink_oldest_pending_age_seconds', 'Age of the oldest undelivered event (outbox sinks).', (s) =>
