@@ -1,7 +1,9 @@
 // `make fleet-sim`: one Redis, FLEET_NODES weir nodes with an external Webhook sink, two
 // `weir deliver` workers and one acknowledging receiver, all on loopback; the native
 // load client spreads short connections over the nodes. Prints one table of the fleet's
-// figures (docs/fleet.md cites them), then `weir fleet` after two nodes were killed.
+// figures (docs/fleet.md cites them), then `weir fleet` after two nodes were killed, and,
+// after their restart, where every archived flow.completed of every node ended up: it
+// exits 1 if one is neither acknowledged nor inside a replay gap a node reported.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +16,11 @@ import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 import { killAllNow } from './children.js';
 import { collectArrivals, delivered, type Arrival } from './fleet-arrivals.js';
 import { deliverConfig, FLEET_SINK, FLEET_TOKEN } from './fleet-config.js';
-import { archivedIds, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
+import { accountNode, formatAccounts, type NodeAccount } from './fleet-accounting.js';
+import { archivedEvents, archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
 import { fleetJson, fleetTable, redisProbe, type RedisProbe } from './fleet-redis.js';
 import { formatReport, reportRows } from './fleet-report.js';
+import { reportedGaps } from './fleet-sink-gaps.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
 
@@ -42,9 +46,14 @@ const LOAD_MS = setting('FLEET_LOAD_MS', 20_000, 1000);
 const IDLE_MS = setting('FLEET_IDLE_MS', 20_000, 1000);
 /** The short loads that leave a backlog: with no worker running, and with the receiver refusing. */
 const BACKLOG_MS = setting('FLEET_BACKLOG_MS', 3000, 500);
-/** Bound on every wait for deliveries; a killed node's backlog is in Redis already, so its wait is shorter. */
+/**
+ * Bounds on the waits for deliveries: of the loads; of the killed nodes' backlog in
+ * Redis, once no new one arrived for KILLED_QUIET_MS; of the fleet after the restart.
+ */
 const DELIVERY_WAIT_MS = 180_000;
 const KILLED_WAIT_MS = 60_000;
+const KILLED_QUIET_MS = 5000;
+const SETTLE_WAIT_MS = 120_000;
 
 const say = (line: string): void => console.log(`fleet-sim: ${line}`);
 
@@ -66,7 +75,42 @@ async function presencesShow(redisUrl: string, total: number): Promise<boolean> 
   );
 }
 
-async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<string> {
+/** Polls `count` every 500 ms until it stayed the same for `quietMs`, at most `maxMs`; returns its last value. */
+async function quietCount(count: () => number, quietMs: number, maxMs: number): Promise<number> {
+  const deadline = Date.now() + maxMs;
+  let last = count();
+  let since = Date.now();
+  while (Date.now() - since < quietMs && Date.now() < deadline) {
+    await sleep(500);
+    const now = count();
+    if (now !== last) [last, since] = [now, Date.now()];
+  }
+  return last;
+}
+
+/**
+ * Accounts for every flow.completed each node archived, against the receiver's
+ * acknowledgements (`acknowledged()` reads them anew) and the replay gaps the nodes
+ * report; polls until nothing is unaccounted, at most SETTLE_WAIT_MS.
+ */
+async function settleAccounts(nodes: readonly FleetNode[], acknowledged: () => Pick<ReadonlySet<string>, 'has'>): Promise<NodeAccount[]> {
+  const archived = nodes.map(archivedEvents);
+  let accounts: NodeAccount[] = [];
+  await waitFor(
+    async () => {
+      const gaps = await Promise.all(nodes.map(reportedGaps));
+      const acked = acknowledged();
+      accounts = nodes.map((n, i) => accountNode({ nodeId: n.id, archived: archived[i]!, gaps: gaps[i] ?? [] }, acked));
+      return accounts.every((a) => a.unaccounted === 0);
+    },
+    SETTLE_WAIT_MS,
+    'every archived flow.completed accounted for',
+    1000,
+  ).catch(() => say(`not every archived flow.completed accounted for within ${SETTLE_WAIT_MS} ms`));
+  return accounts;
+}
+
+async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<{ text: string; accounted: boolean }> {
   const binary = weirLoadBinary(REPO);
   const redis = await startRedisServer();
   cleanups.push(() => redis.close());
@@ -123,7 +167,8 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
 
   const fleetBefore = await fleetJson(redis.url);
   const victims = nodes.slice(-KILLED);
-  say(`receiver refusing; ${BACKLOG_MS} ms of load, then kill -9 of ${victims.map((v) => v.id).join(', ')}`);
+  const victimNames = victims.map((v) => v.id).join(', ');
+  say(`receiver refusing; ${BACKLOG_MS} ms of load, then kill -9 of ${victimNames}`);
   receiver.respond(() => ({ status: 503 }));
   await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
   const killedAt = Date.now();
@@ -143,7 +188,24 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   const fleetAfter = await fleetJson(redis.url);
   const table = await fleetTable(redis.url);
   const killedArchive = archivedAll(victims);
-  await allArrived(killedArchive, "the killed nodes' events delivered", KILLED_WAIT_MS).catch(() => say(`not every event of the killed nodes arrived within ${KILLED_WAIT_MS} ms`));
+  say("the workers deliver the killed nodes' backlog in Redis");
+  const killedDelivered = await quietCount(
+    () => {
+      read = collectArrivals(arrivals, receiver.requests(), read);
+      return killedArchive.filter((id) => arrivals.has(id)).length;
+    },
+    KILLED_QUIET_MS,
+    KILLED_WAIT_MS,
+  );
+
+  say(`restarting ${victimNames} from their state dirs; accounting for every archived flow.completed`);
+  const restarted = await Promise.all(victims.map(restartFleetNode));
+  cleanups.push(() => stopFleetNodes(restarted));
+  const fleet = nodes.map((n) => restarted.find((r) => r.id === n.id) ?? n);
+  const accounts = await settleAccounts(fleet, () => {
+    read = collectArrivals(arrivals, receiver.requests(), read);
+    return arrivals;
+  });
 
   const report = formatReport(
     reportRows({
@@ -166,13 +228,16 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
       fleetAfter,
       staleAfterMs,
       killedArchived: killedArchive.length,
-      killedDelivered: killedArchive.filter((id) => arrivals.has(id)).length,
+      killedDelivered,
     }),
   );
-  return `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}`;
+  return {
+    text: `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}\n\nafter the restart of ${victimNames}:\n${formatAccounts(accounts, victimIds)}`,
+    accounted: accounts.length === NODES && accounts.every((a) => a.unaccounted === 0),
+  };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-fleet-sim-'));
   process.once('exit', () => {
     killAllNow();
@@ -183,14 +248,16 @@ async function main(): Promise<void> {
   if (os.cpus().length < NODES / 4) say(`${NODES} nodes on ${os.cpus().length} CPUs: the figures per second measure the machine's limit; those per node at idle hold`);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    console.log(`\n${await simulate(dir, cleanups)}`);
+    const { text, accounted } = await simulate(dir, cleanups);
+    console.log(`\n${text}`);
+    return accounted ? 0 : 1;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => say(`cleanup: ${String(error)}`));
   }
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error('fleet-sim failed:', error);
     process.exit(1);
