@@ -141,6 +141,8 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
 
   say(`backlog: ${BACKLOG_MS} ms of load with no worker running`);
   await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
+  // The archives take the last flow.completed of the load a moment after its clients end.
+  await quietCount(() => archivedAll(nodes).length, 2000, 10_000);
   const backlog = archivedAll(nodes);
   if (!(await presencesShow(redis.url, backlog.length))) say(`the presences did not show ${backlog.length} pending within 20 s; the figure counts the archives`);
   const backlogMemory = await probe.usedMemory();
