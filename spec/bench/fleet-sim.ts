@@ -19,7 +19,7 @@ import { deliverConfig, FLEET_SINK, FLEET_TOKEN } from './fleet-config.js';
 import { accountNode, formatAccounts, type NodeAccount } from './fleet-accounting.js';
 import { archivedEvents, archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
 import { fleetJson, fleetTable, redisProbe, type RedisProbe } from './fleet-redis.js';
-import { formatReport, reportRows } from './fleet-report.js';
+import { fleetStates, formatReport, reportRows } from './fleet-report.js';
 import { reportedGaps } from './fleet-sink-gaps.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
@@ -208,6 +208,7 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
     read = collectArrivals(arrivals, receiver.requests(), read);
     return arrivals;
   });
+  const fleetRestarted = fleetStates(await fleetJson(redis.url));
 
   const report = formatReport(
     reportRows({
@@ -234,7 +235,7 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
     }),
   );
   return {
-    text: `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}\n\nafter the restart of ${victimNames}:\n${formatAccounts(accounts, victimIds)}`,
+    text: `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}\n\nafter the restart of ${victimNames} (weir fleet: ${fleetRestarted}):\n${formatAccounts(accounts, victimIds)}`,
     accounted: accounts.length === NODES && accounts.every((a) => a.unaccounted === 0),
   };
 }
