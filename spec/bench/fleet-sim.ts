@@ -16,11 +16,11 @@ import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 import { killAllNow } from './children.js';
 import { collectArrivals, delivered, type Arrival } from './fleet-arrivals.js';
 import { deliverConfig, FLEET_SINK, FLEET_TOKEN } from './fleet-config.js';
-import { accountNode, formatAccounts, type NodeAccount } from './fleet-accounting.js';
-import { archivedEvents, archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
+import { formatAccounts } from './fleet-accounting.js';
+import { archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
 import { fleetJson, fleetTable, redisProbe, type RedisProbe } from './fleet-redis.js';
 import { fleetStates, formatReport, reportRows } from './fleet-report.js';
-import { reportedGaps } from './fleet-sink-gaps.js';
+import { quietCount, settleAccounts } from './fleet-settle.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
 
@@ -73,41 +73,6 @@ async function presencesShow(redisUrl: string, total: number): Promise<boolean> 
     () => true,
     () => false,
   );
-}
-
-/** Polls `count` every 500 ms until it stayed the same for `quietMs`, at most `maxMs`; returns its last value. */
-async function quietCount(count: () => number, quietMs: number, maxMs: number): Promise<number> {
-  const deadline = Date.now() + maxMs;
-  let last = count();
-  let since = Date.now();
-  while (Date.now() - since < quietMs && Date.now() < deadline) {
-    await sleep(500);
-    const now = count();
-    if (now !== last) [last, since] = [now, Date.now()];
-  }
-  return last;
-}
-
-/**
- * Accounts for every flow.completed each node archived, against the receiver's
- * acknowledgements (`acknowledged()` reads them anew) and the replay gaps the nodes
- * report; polls until nothing is unaccounted, at most SETTLE_WAIT_MS.
- */
-async function settleAccounts(nodes: readonly FleetNode[], acknowledged: () => Pick<ReadonlySet<string>, 'has'>): Promise<NodeAccount[]> {
-  const archived = nodes.map(archivedEvents);
-  let accounts: NodeAccount[] = [];
-  await waitFor(
-    async () => {
-      const gaps = await Promise.all(nodes.map(reportedGaps));
-      const acked = acknowledged();
-      accounts = nodes.map((n, i) => accountNode({ nodeId: n.id, archived: archived[i]!, gaps: gaps[i] ?? [] }, acked));
-      return accounts.every((a) => a.unaccounted === 0);
-    },
-    SETTLE_WAIT_MS,
-    'every archived flow.completed accounted for',
-    1000,
-  ).catch(() => say(`not every archived flow.completed accounted for within ${SETTLE_WAIT_MS} ms`));
-  return accounts;
 }
 
 async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<{ text: string; accounted: boolean }> {
@@ -204,10 +169,16 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   const restarted = await Promise.all(victims.map(restartFleetNode));
   cleanups.push(() => stopFleetNodes(restarted));
   const fleet = nodes.map((n) => restarted.find((r) => r.id === n.id) ?? n);
-  const accounts = await settleAccounts(fleet, () => {
-    read = collectArrivals(arrivals, receiver.requests(), read);
-    return arrivals;
-  });
+  const settled = await settleAccounts(
+    fleet,
+    () => {
+      read = collectArrivals(arrivals, receiver.requests(), read);
+      return arrivals;
+    },
+    SETTLE_WAIT_MS,
+  );
+  if (!settled.accounted) say(`not every archived flow.completed accounted for within ${SETTLE_WAIT_MS} ms`);
+  const accounts = settled.accounts;
   const fleetRestarted = fleetStates(await fleetJson(redis.url));
 
   const report = formatReport(
@@ -236,7 +207,7 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   );
   return {
     text: `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}\n\nafter the restart of ${victimNames} (weir fleet: ${fleetRestarted}):\n${formatAccounts(accounts, victimIds)}`,
-    accounted: accounts.length === NODES && accounts.every((a) => a.unaccounted === 0),
+    accounted: settled.accounted,
   };
 }
 
