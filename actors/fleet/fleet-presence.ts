@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { FLEET_FORGET_MS, FLEET_INDEX, PRESENCE_EVERY_MS, PRESENCE_TTL_MS, presenceKey, type PresenceRecord } from './presence-record.js';
 
 /**
- * Keeps a node's presence in Redis (presence-record.ts): written at start and every
- * PRESENCE_EVERY_MS, removed at a graceful stop; a node killed with kill -9 drops out
+ * Keeps a node's presence in Redis (presence-record.ts): written once its connection is
+ * ready and every PRESENCE_EVERY_MS, removed at a graceful stop; a node killed with kill -9 drops out
  * when the key lapses. Its own connection fails fast while Redis is down (no offline
  * queue): the node goes on proxying and reappears with the first write Redis takes.
  */
@@ -11,6 +11,7 @@ export class FleetPresence {
   private readonly redis: Redis;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(
     url: string,
@@ -24,12 +25,16 @@ export class FleetPresence {
   }
 
   start(): void {
-    this.refresh();
+    // Without an offline queue a write before the connection is ready fails: the first
+    // write waits for it, and a connection back after an outage writes at once.
+    this.redis.on('ready', () => this.refresh());
+    if (this.redis.status === 'ready') this.refresh();
     this.timer = setInterval(() => this.refresh(), this.everyMs);
     this.timer.unref();
   }
 
   private refresh(): void {
+    if (this.stopped) return;
     this.writing = this.writing.then(async () => {
       const now = Date.now();
       await this.redis
@@ -44,6 +49,7 @@ export class FleetPresence {
 
   /** Removes the presence: the node leaves the fleet's list at once. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.writing;
     await this.redis

@@ -4,7 +4,8 @@ import { e2eConfig } from '../support/node-config.js';
 /** The Webhook sink every node of the simulation has, and `weir deliver` delivers. */
 export const FLEET_SINK = 'hook';
 export const FLEET_TOKEN = 'fleet-sim-token-0123456789';
-const API_KEY = 'fleet-sim-api-key-0123456789';
+/** The control plane's API key of every node of the simulation. */
+export const FLEET_API_KEY = 'fleet-sim-api-key-0123456789';
 
 export interface FleetNodeParts {
   readonly nodeId: string;
@@ -44,7 +45,7 @@ export function fleetNodeConfig(p: FleetNodeParts): Record<string, unknown> {
     ...base,
     node: { id: p.nodeId, state_dir: p.stateDir },
     log: { level: 'warn' },
-    control: { listen: `127.0.0.1:${p.controlPort}`, api_key: API_KEY },
+    control: { listen: `127.0.0.1:${p.controlPort}`, api_key: FLEET_API_KEY },
     redis: { url: p.redisUrl },
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: archivePath(p.stateDir), events: ['flow.completed'] }, webhookSink(p.receiverUrl)],
   };
@@ -55,7 +56,7 @@ export function deliverConfig(stateDir: string, redisUrl: string, receiverUrl: s
   return {
     node: { id: 'fleet-deliver', state_dir: stateDir },
     log: { level: 'warn' },
-    control: { listen: '127.0.0.1:0', api_key: API_KEY },
+    control: { listen: '127.0.0.1:0', api_key: FLEET_API_KEY },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
     redis: { url: redisUrl },

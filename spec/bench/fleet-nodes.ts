@@ -3,6 +3,7 @@ import path from 'node:path';
 import { freePorts } from '../support/free-port.js';
 import { readJsonl } from '../support/jsonl.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
+import type { ArchivedEvent } from './fleet-accounting.js';
 import { archivePath, fleetNodeConfig } from './fleet-config.js';
 import { runLoad } from './load-runner.js';
 import type { Origins } from './origins.js';
@@ -11,6 +12,8 @@ export interface FleetNode {
   readonly id: string;
   readonly node: WeirNode;
   readonly socksPort: number;
+  /** The control plane's address, `127.0.0.1:<port>`. */
+  readonly control: string;
   readonly archive: string;
 }
 
@@ -23,7 +26,7 @@ export async function startFleetNodes(count: number, dir: string, redisUrl: stri
       fs.mkdirSync(stateDir, { recursive: true });
       const [socksPort, controlPort] = await freePorts(2);
       const node = await startNode(fleetNodeConfig({ nodeId: id, stateDir, socksPort: socksPort!, controlPort: controlPort!, redisUrl, receiverUrl }));
-      return { id, node, socksPort: socksPort!, archive: archivePath(stateDir) };
+      return { id, node, socksPort: socksPort!, control: `127.0.0.1:${controlPort!}`, archive: archivePath(stateDir) };
     }),
   );
   const nodes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -39,9 +42,19 @@ export async function stopFleetNodes(nodes: readonly FleetNode[]): Promise<void>
   await Promise.all(nodes.map((n) => n.node.stop()));
 }
 
-/** The event_ids of the flow.completed events the node archived. */
+/** Starts a node that was killed again from its config: the same node id, ports and state dir. */
+export async function restartFleetNode(n: FleetNode): Promise<FleetNode> {
+  const config = JSON.parse(fs.readFileSync(n.node.configPath, 'utf8')) as Record<string, unknown>;
+  return { ...n, node: await startNode(config) };
+}
+
+/** The flow.completed events the node archived. */
+export function archivedEvents(node: FleetNode): ArchivedEvent[] {
+  return readJsonl(node.archive).map((e) => ({ event_id: e.event_id, sequence: e.sequence }));
+}
+
 export function archivedIds(node: FleetNode): string[] {
-  return readJsonl(node.archive).map((e) => e.event_id);
+  return archivedEvents(node).map((e) => e.event_id);
 }
 
 export interface SpreadLoad {

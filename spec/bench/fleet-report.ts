@@ -28,7 +28,7 @@ export interface FleetMeasurements {
   readonly fleetAfter: readonly FleetMember[];
   /** From the kill -9 until `weir fleet` showed both killed nodes stale; null if it did not within the wait. */
   readonly staleAfterMs: number | null;
-  /** flow.completed in the killed nodes' archives, and how many of those the receiver acknowledged. */
+  /** flow.completed in the killed nodes' archives, and how many of those the receiver acknowledged before their restart. */
   readonly killedArchived: number;
   readonly killedDelivered: number;
 }
@@ -82,7 +82,7 @@ export function reportRows(m: FleetMeasurements): ReportRow[] {
     {
       figure: "killed nodes' events delivered",
       value: `${num(m.killedDelivered)} / ${num(m.killedArchived)}`,
-      note: 'flow.completed in their JSONL archives acknowledged at the receiver, by the workers',
+      note: 'flow.completed in their JSONL archives the workers delivered while the nodes were down',
     },
   ];
 }

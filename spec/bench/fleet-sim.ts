@@ -1,7 +1,9 @@
 // `make fleet-sim`: one Redis, FLEET_NODES weir nodes with an external Webhook sink, two
 // `weir deliver` workers and one acknowledging receiver, all on loopback; the native
 // load client spreads short connections over the nodes. Prints one table of the fleet's
-// figures (docs/fleet.md cites them), then `weir fleet` after two nodes were killed.
+// figures (docs/fleet.md cites them), then `weir fleet` after two nodes were killed, and,
+// after their restart, where every archived flow.completed of every node ended up: it
+// exits 1 if one is neither acknowledged nor inside a replay gap a node reported.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +16,11 @@ import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 import { killAllNow } from './children.js';
 import { collectArrivals, delivered, type Arrival } from './fleet-arrivals.js';
 import { deliverConfig, FLEET_SINK, FLEET_TOKEN } from './fleet-config.js';
-import { archivedIds, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
+import { formatAccounts } from './fleet-accounting.js';
+import { archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
 import { fleetJson, fleetTable, redisProbe, type RedisProbe } from './fleet-redis.js';
-import { formatReport, reportRows } from './fleet-report.js';
+import { fleetStates, formatReport, reportRows } from './fleet-report.js';
+import { quietCount, settleAccounts } from './fleet-settle.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
 
@@ -42,9 +46,14 @@ const LOAD_MS = setting('FLEET_LOAD_MS', 20_000, 1000);
 const IDLE_MS = setting('FLEET_IDLE_MS', 20_000, 1000);
 /** The short loads that leave a backlog: with no worker running, and with the receiver refusing. */
 const BACKLOG_MS = setting('FLEET_BACKLOG_MS', 3000, 500);
-/** Bound on every wait for deliveries; a killed node's backlog is in Redis already, so its wait is shorter. */
+/**
+ * Bounds on the waits for deliveries: of the loads; of the killed nodes' backlog in
+ * Redis, once no new one arrived for KILLED_QUIET_MS; of the fleet after the restart.
+ */
 const DELIVERY_WAIT_MS = 180_000;
 const KILLED_WAIT_MS = 60_000;
+const KILLED_QUIET_MS = 5000;
+const SETTLE_WAIT_MS = 120_000;
 
 const say = (line: string): void => console.log(`fleet-sim: ${line}`);
 
@@ -66,7 +75,7 @@ async function presencesShow(redisUrl: string, total: number): Promise<boolean> 
   );
 }
 
-async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<string> {
+async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<{ text: string; accounted: boolean }> {
   const binary = weirLoadBinary(REPO);
   const redis = await startRedisServer();
   cleanups.push(() => redis.close());
@@ -97,6 +106,8 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
 
   say(`backlog: ${BACKLOG_MS} ms of load with no worker running`);
   await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
+  // The archives take the last flow.completed of the load a moment after its clients end.
+  await quietCount(() => archivedAll(nodes).length, 2000, 10_000);
   const backlog = archivedAll(nodes);
   if (!(await presencesShow(redis.url, backlog.length))) say(`the presences did not show ${backlog.length} pending within 20 s; the figure counts the archives`);
   const backlogMemory = await probe.usedMemory();
@@ -123,7 +134,8 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
 
   const fleetBefore = await fleetJson(redis.url);
   const victims = nodes.slice(-KILLED);
-  say(`receiver refusing; ${BACKLOG_MS} ms of load, then kill -9 of ${victims.map((v) => v.id).join(', ')}`);
+  const victimNames = victims.map((v) => v.id).join(', ');
+  say(`receiver refusing; ${BACKLOG_MS} ms of load, then kill -9 of ${victimNames}`);
   receiver.respond(() => ({ status: 503 }));
   await spreadLoad(binary, origins, nodes, CONCURRENCY, BACKLOG_MS);
   const killedAt = Date.now();
@@ -143,7 +155,31 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   const fleetAfter = await fleetJson(redis.url);
   const table = await fleetTable(redis.url);
   const killedArchive = archivedAll(victims);
-  await allArrived(killedArchive, "the killed nodes' events delivered", KILLED_WAIT_MS).catch(() => say(`not every event of the killed nodes arrived within ${KILLED_WAIT_MS} ms`));
+  say("the workers deliver the killed nodes' backlog in Redis");
+  const killedDelivered = await quietCount(
+    () => {
+      read = collectArrivals(arrivals, receiver.requests(), read);
+      return killedArchive.filter((id) => arrivals.has(id)).length;
+    },
+    KILLED_QUIET_MS,
+    KILLED_WAIT_MS,
+  );
+
+  say(`restarting ${victimNames} from their state dirs; accounting for every archived flow.completed`);
+  const restarted = await Promise.all(victims.map(restartFleetNode));
+  cleanups.push(() => stopFleetNodes(restarted));
+  const fleet = nodes.map((n) => restarted.find((r) => r.id === n.id) ?? n);
+  const settled = await settleAccounts(
+    fleet,
+    () => {
+      read = collectArrivals(arrivals, receiver.requests(), read);
+      return arrivals;
+    },
+    SETTLE_WAIT_MS,
+  );
+  if (!settled.accounted) say(`not every archived flow.completed accounted for within ${SETTLE_WAIT_MS} ms`);
+  const accounts = settled.accounts;
+  const fleetRestarted = fleetStates(await fleetJson(redis.url));
 
   const report = formatReport(
     reportRows({
@@ -166,13 +202,16 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
       fleetAfter,
       staleAfterMs,
       killedArchived: killedArchive.length,
-      killedDelivered: killedArchive.filter((id) => arrivals.has(id)).length,
+      killedDelivered,
     }),
   );
-  return `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}`;
+  return {
+    text: `${report}\n\n$ weir fleet --redis ${redis.url}   # after the TTL\n${table}\n\nafter the restart of ${victimNames} (weir fleet: ${fleetRestarted}):\n${formatAccounts(accounts, victimIds)}`,
+    accounted: settled.accounted,
+  };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-fleet-sim-'));
   process.once('exit', () => {
     killAllNow();
@@ -183,14 +222,16 @@ async function main(): Promise<void> {
   if (os.cpus().length < NODES / 4) say(`${NODES} nodes on ${os.cpus().length} CPUs: the figures per second measure the machine's limit; those per node at idle hold`);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    console.log(`\n${await simulate(dir, cleanups)}`);
+    const { text, accounted } = await simulate(dir, cleanups);
+    console.log(`\n${text}`);
+    return accounted ? 0 : 1;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => say(`cleanup: ${String(error)}`));
   }
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error('fleet-sim failed:', error);
     process.exit(1);
