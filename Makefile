@@ -25,7 +25,7 @@ stamp: $(COMPILED)
 build: stamp
 
 run: build
-	node dist/cli/weir.js run $(ARGS)
+	bin/weir run $(ARGS)
 
 # The Debian packages the specs need, before anything else starts (installed as root).
 packages:

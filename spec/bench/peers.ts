@@ -75,14 +75,20 @@ function tinyproxyConfig(port: number): string {
   ].join('\n');
 }
 
-/** weir as a peer; with hopPort it chains through the SOCKS5 proxy on that loopback port. */
+/**
+ * weir as a peer, started as users start it (bin/weir, with its malloc settings); a
+ * checkout older than bin/weir (ab.js compares builds) runs dist/cli/weir.js under node.
+ * With hopPort it chains through the SOCKS5 proxy on that loopback port.
+ */
 export function weirPeer(repoRoot: string, hopPort?: number): Peer {
   const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
+  const bin = path.join(repoRoot, 'bin', 'weir');
+  const command = fs.existsSync(bin) ? [bin] : [process.execPath, weir];
   return {
     name: 'weir',
     proto: 'socks5',
     missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
-    argv: ([port], dir) => [process.execPath, weir, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, hopPort))],
+    argv: ([port], dir) => [...command, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, hopPort))],
   };
 }
 

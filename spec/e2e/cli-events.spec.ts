@@ -14,7 +14,7 @@ type Line = { event_type: string; sequence: number; payload: Record<string, unkn
 
 /** `weir events` against the fixture's node, with its output collected. */
 function events(configPath: string, ...extra: string[]): { lines(): Line[]; stderr(): string; kill(): void; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [WEIR_BIN, 'events', '-c', configPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(WEIR_BIN, ['events', '-c', configPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   let stdout = '';
   let stderr = '';

@@ -31,7 +31,7 @@ test('requests that never finish their headers on the control plane do not stop 
   config['control'] = { listen: `127.0.0.1:${controlPort}`, api_key: 'e2e-api-key-not-a-secret' };
   const configPath = path.join(stateDir, 'weir.json');
   fs.writeFileSync(configPath, JSON.stringify(config));
-  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" "$@"`, process.execPath, WEIR_BIN, 'run', '-c', configPath], { stdio: 'ignore' });
+  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" "$@"`, WEIR_BIN, 'run', '-c', configPath], { stdio: 'ignore' });
   reap(child);
   const held: net.Socket[] = [];
   try {

@@ -36,7 +36,7 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const env = { ...process.env };
 delete env['WEIR_API_KEY'];
-const dashboard = spawn(process.execPath, [WEIR_BIN, 'dashboard', '--redis', redis.url, '--listen', `127.0.0.1:${port}`, '--api-key-file', keyFile], {
+const dashboard = spawn(WEIR_BIN, ['dashboard', '--redis', redis.url, '--listen', `127.0.0.1:${port}`, '--api-key-file', keyFile], {
   stdio: ['ignore', 'pipe', 'pipe'],
   env,
 });

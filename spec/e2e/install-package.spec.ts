@@ -19,7 +19,7 @@ test('npm pack of the checkout installs with npm install -g, and its weir bin ru
   assert.is(pack.code, 0, pack.stderr);
   const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
   const files = packed!.files.map((f) => f.path);
-  assert.ok(files.includes('dist/cli/weir.js'), 'the built CLI is packed');
+  assert.ok(files.includes('bin/weir') && files.includes('dist/cli/weir.js'), 'the weir command and the built CLI are packed');
   assert.ok(files.includes('examples/personal.json') && files.includes('schema/weir.schema.json'));
   assert.equal(files.filter((f) => f.startsWith('dist/spec/') || f.endsWith('.ts') || f.endsWith('.map')), [], 'no specs, sources or source maps');
 

@@ -10,7 +10,6 @@ import { accepts, hasExited, waitListening } from '../support/listening.js';
 import { runCommand } from '../support/run-command.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-import { WEIR_BIN } from '../support/weir-bin.js';
 
 /** The checkout: dist/spec/e2e is three levels below it. */
 const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -64,14 +63,11 @@ test("README.md's quick start works on the built-in default, command by command"
     WEIR_STATE_DIR: stateDir,
   };
   // What the README's reader has in front of them: the checkout's ./state moved by
-  // WEIR_STATE_DIR, the origin on a free port, the built CLI this spec runs from.
+  // WEIR_STATE_DIR, the origin on a free port; bin/weir is the checkout's.
   const adapt = (line: string): string =>
-    line
-      .replace(new RegExp(`\\b${README_ORIGIN_PORT}\\b`, 'g'), originPort)
-      .replace(/(^|\s|\()state\//g, `$1${stateDir}/`)
-      .replace(/\bnode dist\/cli\/weir\.js\b/g, `node ${WEIR_BIN}`);
+    line.replace(new RegExp(`\\b${README_ORIGIN_PORT}\\b`, 'g'), originPort).replace(/(^|\s|\()state\//g, `$1${stateDir}/`);
 
-  const node = spawnLine(`node ${WEIR_BIN} run`, env);
+  const node = spawnLine('bin/weir run', env);
   const background: ChildProcess[] = [];
   try {
     const ready = `weir: ready: proxy mixed-in 127.0.0.1:${PROXY_PORT} (mixed); control http://127.0.0.1:${CONTROL_PORT}/api/v1; API key in ${stateDir}/api_key`;
@@ -97,7 +93,7 @@ test("README.md's quick start works on the built-in default, command by command"
         const events = res.stdout.trim().split('\n').map((l) => JSON.parse(l) as { schema_id: string; event_type: string });
         assert.equal(events.map((e) => e.event_type), ['flow.started', 'flow.routed', 'flow.completed'], shown);
         assert.ok(events.every((e) => e.schema_id === 'node.event.v1'), shown);
-      } else if (/^node \S+ status$/.test(line)) {
+      } else if (line === 'bin/weir status') {
         assert.match(res.stdout, new RegExp(`^inbounds\\s+mixed-in \\(mixed\\) 127\\.0\\.0\\.1:${PROXY_PORT}$`, 'm'), shown);
         assert.match(res.stdout, /^flows\s+0 active, 2 started$/m, shown);
         assert.match(res.stdout, /^outcomes\s+2 completed, 0 failed, 0 blocked$/m, shown);

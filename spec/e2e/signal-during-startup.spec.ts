@@ -23,7 +23,7 @@ async function interruptAfter(delayMs: number): Promise<Interrupted> {
   const configPath = path.join(stateDir, 'weir.json');
   const port = await freePort();
   fs.writeFileSync(configPath, JSON.stringify(e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] })));
-  const child = spawn(process.execPath, [WEIR_BIN, 'run', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(WEIR_BIN, ['run', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   reap(child);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -52,7 +52,7 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
 
   const release = await bootSlot();
   const runArgs = [...(opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath]), ...(opts.runArgs ?? [])];
-  const child = spawn(process.execPath, [WEIR_BIN, ...runArgs], {
+  const child = spawn(WEIR_BIN, runArgs, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });

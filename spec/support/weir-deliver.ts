@@ -20,7 +20,7 @@ export interface DeliverProcess {
 /** Starts `weir deliver -c configPath` with a health listener, resolved once it delivers `queue` (`node/sink`). */
 export async function startDeliver(configPath: string, queue: string, extra: readonly string[] = []): Promise<DeliverProcess> {
   const [port] = await freePorts(1);
-  const child = spawn(process.execPath, [WEIR_BIN, 'deliver', '-c', configPath, '--health', `127.0.0.1:${port}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(WEIR_BIN, ['deliver', '-c', configPath, '--health', `127.0.0.1:${port}`, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   reap(child);
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
