@@ -10,8 +10,6 @@ import { type IpcErrorReply, type IpcReply, type IpcRequest, replyJson, withId }
 import type { IpcControl } from './ipc-ops.js';
 import { parseRequestLine } from './ipc-request.js';
 
-const NEWLINE = 0x0a;
-
 export interface IpcConnectionOptions {
   ops: IpcControl;
   log: Logger;
@@ -87,8 +85,7 @@ export class IpcConnection {
     const { lines, overflow } = this.reader.push(chunk);
     for (const line of lines) this.waiting.push(line);
     this.overflowed ||= overflow;
-    // What follows the chunk's last newline is a line still coming.
-    this.watchLine(chunk[chunk.length - 1] !== NEWLINE);
+    this.watchLine(this.reader.midLine);
     this.drain();
   }
 
