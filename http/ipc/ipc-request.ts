@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { EVENT_TYPES } from '../../streams/contract.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { IpcErrorReply, IpcRequest, RequestId } from './ipc-messages.js';
@@ -6,8 +7,32 @@ const SUBSCRIBABLE = new Set<string>(['*', ...EVENT_TYPES]);
 
 export type ParsedLine = { ok: true; request: IpcRequest } | { ok: false; error: IpcErrorReply };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+// The parts of a request line, each with the words its mistake earns. Unknown keys
+// pass: an operation's own fields are checked where it runs, with its body's schema.
+
+/** Any request: an object, with an id the reply can echo when it has one. */
+const frame = z.looseObject(
+  // JSON.parse reads 1e400 as Infinity, which the reply would echo as null: z.number() refuses it.
+  { id: z.union([z.string(), z.number()], { error: 'id must be a string or a finite number' }).optional() },
+  { error: 'a request must be a JSON object' },
+);
+
+const NOT_EVENT_LIST = 'events must be an array of event types';
+
+/** A subscribe's whitelist: absent or null is every event. */
+const events = z
+  .array(z.string({ error: NOT_EVENT_LIST }), { error: NOT_EVENT_LIST })
+  .pipe(z.array(z.string().refine((e) => SUBSCRIBABLE.has(e), { error: (issue) => `unknown event type ${JSON.stringify(issue.input)}` })))
+  .nullish();
+
+const op = z.string({ error: 'op must be a string' });
+
+const stats = z.looseObject({}, { error: 'stats must be an object: {"stats":{}}' });
+
+/** The value, or the words of the first thing wrong with it. */
+function check<T>(schema: z.ZodType<T>, value: unknown): { ok: true; value: T } | { ok: false; message: string } {
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false, message: result.error.issues[0]!.message };
 }
 
 function fail(code: IpcErrorReply['code'], message: string, id?: RequestId): ParsedLine {
@@ -25,39 +50,36 @@ function fieldsOf(msg: Record<string, unknown>): Record<string, unknown> {
  * message's form is checked here; an operation's own fields are checked where it runs.
  */
 export function parseRequestLine(line: string): ParsedLine {
-  let msg: unknown;
+  let json: unknown;
   try {
-    msg = JSON.parse(line);
+    json = JSON.parse(line);
   } catch {
     return fail('BAD_REQUEST', 'the line is not valid JSON');
   }
-  if (!isObject(msg)) return fail('BAD_REQUEST', 'a request must be a JSON object');
-  const rawId = msg['id'];
-  // JSON.parse reads 1e400 as Infinity, which the reply would echo as null.
-  if (rawId !== undefined && typeof rawId !== 'string' && !(typeof rawId === 'number' && Number.isFinite(rawId))) {
-    return fail('BAD_REQUEST', 'id must be a string or a finite number');
-  }
-  const id: RequestId | undefined = rawId;
+  const framed = check(frame, json);
+  if (!framed.ok) return fail('BAD_REQUEST', framed.message);
+  // The parsed line itself, not zod's copy: a body keeps every field as it came.
+  const msg = json as Record<string, unknown>;
+  const id = framed.value.id;
   const base = id === undefined ? {} : { id };
 
   if (msg['type'] === 'subscribe') {
-    const events = msg['events'];
-    if (events === undefined || events === null) return { ok: true, request: { kind: 'subscribe', ...base, events: null } };
-    if (!Array.isArray(events) || !events.every((e): e is string => typeof e === 'string')) {
-      return fail('INVALID_BODY', 'events must be an array of event types', id);
-    }
-    const unknown = events.filter((e) => !SUBSCRIBABLE.has(e));
-    if (unknown.length > 0) return fail('INVALID_BODY', `unknown event type ${JSON.stringify(unknown[0])}`, id);
+    const list = check(events, msg['events']);
+    if (!list.ok) return fail('INVALID_BODY', list.message, id);
+    if (list.value === null || list.value === undefined) return { ok: true, request: { kind: 'subscribe', ...base, events: null } };
     // An empty list, or one holding "*", is every event (the contract's whitelist rule): the ACK says ["*"], not [].
-    const whitelist = typeFilter(events) === null ? null : [...new Set(events)];
+    const whitelist = typeFilter(list.value) === null ? null : [...new Set(list.value)];
     return { ok: true, request: { kind: 'subscribe', ...base, events: whitelist } };
   }
   if (msg['type'] !== undefined) return fail('UNSUPPORTED_OPERATION', `unknown message type ${JSON.stringify(msg['type'])}`, id);
-  const op = msg['op'];
-  if (typeof op === 'string') return { ok: true, request: { kind: 'op', ...base, op, body: fieldsOf(msg) } };
-  if (op !== undefined) return fail('BAD_REQUEST', 'op must be a string', id);
+  if (msg['op'] !== undefined) {
+    const named = check(op, msg['op']);
+    if (!named.ok) return fail('BAD_REQUEST', named.message, id);
+    return { ok: true, request: { kind: 'op', ...base, op: named.value, body: fieldsOf(msg) } };
+  }
   if ('stats' in msg) {
-    if (!isObject(msg['stats'])) return fail('INVALID_BODY', 'stats must be an object: {"stats":{}}', id);
+    const query = check(stats, msg['stats']);
+    if (!query.ok) return fail('INVALID_BODY', query.message, id);
     return { ok: true, request: { kind: 'stats', ...base } };
   }
   return fail('BAD_REQUEST', 'a request has "op", "type":"subscribe" or "stats"', id);
