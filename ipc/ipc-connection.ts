@@ -1,10 +1,10 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { LineReader } from '../../actors/net/line-reader.js';
-import { coalesce } from '../../streams/coalesce.js';
-import type { PublishedEvent } from '../../streams/published-event.js';
-import { typeFilter, wantsFlowEvents } from '../../streams/type-filter.js';
+import { LineReader } from '../actors/net/line-reader.js';
+import { coalesce } from '../streams/coalesce.js';
+import type { PublishedEvent } from '../streams/published-event.js';
+import { typeFilter, wantsFlowEvents } from '../streams/type-filter.js';
 import { answerRequest } from './ipc-answer.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, replyJson, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../streams/contract.js';
-import { typeFilter } from '../../streams/type-filter.js';
+import { EVENT_TYPES } from '../streams/contract.js';
+import { typeFilter } from '../streams/type-filter.js';
 import type { IpcErrorReply, IpcRequest, RequestId } from './ipc-messages.js';
 
 const SUBSCRIBABLE = new Set<string>(['*', ...EVENT_TYPES]);
