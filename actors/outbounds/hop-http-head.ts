@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { readHead } from '../net/read-head.js';
-import { HopNegotiationError } from './hop-error.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
 
 /** Largest CONNECT response head accepted from a hop, in bytes. */
 export const MAX_HEAD_BYTES = 16 * 1024;

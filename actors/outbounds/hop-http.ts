@@ -1,11 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
+import { authority } from '../net/authority.js';
 import { statusCodeOf } from '../net/status-line.js';
-import { HopNegotiationError } from './hop-error.js';
 import { handOver } from './hop-hand-over.js';
 import { readResponseHead } from './hop-http-head.js';
-import { authority, sendableTarget, type Hop } from './hop.js';
+import { sendableTarget, type Hop } from './hop.js';
 
 function connectRequest(hop: Hop, dest: Endpoint): string {
   const target = authority(dest);

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HandshakeError } from '../../../actors/inbounds/handshake-error.js';
-import type { InboundAccount } from '../../../actors/inbounds/credentials.js';
+import type { InboundAccount } from '../../../actors/contracts/credentials.js';
 import { SOCKS5_REPLY, acceptSocks5, writeSocks5Reply } from '../../../actors/inbounds/socks5-handshake.js';
 import { duplexPair } from '../../support/duplex-pair.js';
 import { rejectionOf } from '../../support/rejection.js';
