@@ -4,7 +4,7 @@ import type { Secret } from '../config/secret.js';
 import { HopNegotiationError } from '../errors/hop-error.js';
 import { authority } from '../net/authority.js';
 import { ExactReader } from '../net/exact-reader.js';
-import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from '../socks5/socks5-wire.js';
+import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from './socks5-wire.js';
 
 export type Socks5Command = 'connect' | 'udp_associate';
 
