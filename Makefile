@@ -10,7 +10,7 @@ $(NODE_MODULES): package.json package-lock.json
 	@touch $@
 
 # tsc runs only when a source changed since the last build; the stamp follows the commit.
-SOURCES := $(shell find actors streams http cli spec -name '*.ts' 2>/dev/null)
+SOURCES := $(shell find actors streams http ipc cli spec -name '*.ts' 2>/dev/null)
 COMPILED := dist/.compiled
 
 $(COMPILED): $(NODE_MODULES) tsconfig.json $(SOURCES)

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { IpcErrorReply, IpcReply } from '../http/ipc/ipc-messages.js';
+import type { IpcErrorReply, IpcReply } from '../ipc/ipc-messages.js';
 import { LineReader } from '../actors/net/line-reader.js';
 import { WeirError } from '../actors/errors/weir-error.js';
 

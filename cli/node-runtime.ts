@@ -7,7 +7,7 @@ import { Engine } from '../actors/engine/engine.js';
 import { createLogger, type LogFormat } from '../actors/engine/logger.js';
 import { StateDirLock } from '../actors/files/state-dir-lock.js';
 import { startHttpControl, type HttpControl } from '../http/control-server.js';
-import { startIpcServer, type IpcServer } from '../http/ipc/ipc-server.js';
+import { startIpcServer, type IpcServer } from '../ipc/ipc-server.js';
 import { parseListen } from '../actors/config/schema-control.js';
 import { FleetPresence } from '../actors/fleet/fleet-presence.js';
 import { presenceOf } from '../actors/fleet/presence-of.js';

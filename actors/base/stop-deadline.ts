@@ -1,3 +1,6 @@
+import { setMaxListeners } from 'node:events';
+import { within } from './within.js';
+
 /**
  * The one deadline a node's stop shares between its waits on what it does not control:
  * open flows ending, Redis answering, Webhook receivers answering. Each of them, waited
@@ -9,15 +12,22 @@
  */
 export class StopDeadline {
   private atMs: number | null = null;
-  /** Waits under way before the stop began: begin() gives each its timer. */
-  private readonly waiting = new Set<(ms: number) => void>();
+  /** Aborts at the deadline, ending the waits begun before the stop. */
+  private readonly reached = new AbortController();
+  /** Waits begun before the stop and not settled yet: the deadline's timer runs only while there are some. */
+  private waits = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor() {
+    // One listener per wait under way, and a stop may find many: none of them is a leak.
+    setMaxListeners(0, this.reached.signal);
+  }
 
   /** The stop has begun: every wait ends at the latest `ms` from now. Only the first call counts. */
   begin(ms: number): void {
     if (this.atMs !== null) return;
     this.atMs = Date.now() + ms;
-    for (const giveUpIn of this.waiting) giveUpIn(ms);
-    this.waiting.clear();
+    if (this.waits > 0) this.timer = setTimeout(() => this.reached.abort(), ms);
   }
 
   /** Whether the stop has begun. */
@@ -32,37 +42,13 @@ export class StopDeadline {
 
   /**
    * The promise's value, or null once `capMs` have passed or the stop's deadline has,
-   * whichever comes first; the promise itself goes on. Its timers are cleared once it
-   * settles, so a node that runs for months and waits often holds none of them.
+   * whichever comes first; the promise itself goes on.
    */
   within<T>(promise: Promise<T>, capMs = Infinity): Promise<T | null> {
-    return new Promise<T | null>((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      const end = (): void => {
-        for (const timer of timers) clearTimeout(timer);
-        this.waiting.delete(giveUpIn);
-      };
-      const giveUpIn = (ms: number): void => {
-        timers.push(
-          setTimeout(() => {
-            end();
-            resolve(null);
-          }, ms),
-        );
-      };
-      if (capMs !== Infinity) giveUpIn(capMs);
-      if (this.atMs === null) this.waiting.add(giveUpIn);
-      else giveUpIn(this.leftMs());
-      promise.then(
-        (value) => {
-          end();
-          resolve(value);
-        },
-        (err: unknown) => {
-          end();
-          reject(err);
-        },
-      );
+    if (this.atMs !== null) return within(promise, this.leftMs(capMs));
+    this.waits++;
+    return within(promise, capMs, this.reached.signal).finally(() => {
+      if (--this.waits === 0) clearTimeout(this.timer);
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FlowAuth } from '../../streams/contract.js';
-import { NO_AUTH, userAuth, verifyUser } from './credentials.js';
+import { NO_AUTH, userAuth, verifyUser } from '../contracts/credentials.js';
 import { noteAuthFailure } from './auth-failure.js';
 import type { InboundEnv } from './inbound-env.js';
 import { peerOf } from './tcp-listener.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { TagProtocol } from '../../streams/contract.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
-import type { InboundAccount } from './credentials.js';
+import type { InboundAccount } from '../contracts/credentials.js';
 
 /** What one inbound's protocol handlers need. */
 export interface InboundEnv {

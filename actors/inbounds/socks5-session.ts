@@ -4,11 +4,11 @@ import { openTcpFlow } from '../flows/flow-opener.js';
 import { endRefused } from '../net/end-refused.js';
 import { socketClosed } from '../net/socket-closed.js';
 import { noteAuthFailure } from './auth-failure.js';
-import { HandshakeError } from './handshake-error.js';
+import { HandshakeError } from '../socks5/handshake-error.js';
 import { relayTunnel } from '../flows/tunnel-relay.js';
 import { handleUdpAssociate } from './socks5-udp-associate.js';
 import type { InboundEnv } from './inbound-env.js';
-import { acceptSocks5, SOCKS5_REPLY, writeSocks5Reply } from './socks5-handshake.js';
+import { acceptSocks5, SOCKS5_REPLY, writeSocks5Reply } from '../socks5/socks5-handshake.js';
 import { peerOf } from './tcp-listener.js';
 
 const REPLY_FOR_FAILURE: Partial<Record<FailureCode, number>> = {

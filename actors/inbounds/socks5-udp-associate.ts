@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { BLOCKED } from '../flows/flow-result.js';
 import type { InboundEnv } from './inbound-env.js';
-import { SOCKS5_REPLY, writeSocks5Reply, type Socks5Request } from './socks5-handshake.js';
+import { SOCKS5_REPLY, writeSocks5Reply, type Socks5Request } from '../socks5/socks5-handshake.js';
 import { peerOf } from './tcp-listener.js';
 import { ClientGate } from '../udp/client-gate.js';
 import { bindRelaySocket, type RelaySocket } from '../udp/relay-socket.js';

@@ -36,6 +36,11 @@ export class LineReader {
     return { lines, overflow: false };
   }
 
+  /** A line has begun and not ended yet: bytes of it are held for the next chunk. */
+  get midLine(): boolean {
+    return this.pendingBytes > 0;
+  }
+
   private take(tail: Buffer): string {
     const bytes = this.pending.length === 0 ? tail : Buffer.concat([...this.pending, tail]);
     this.pending = [];

@@ -1,6 +1,6 @@
 import { FlowFailureError } from '../errors/flow-failure.js';
 import type { FailureCode } from '../errors/failure-codes.js';
-import { HopNegotiationError, type HopErrorKind } from './hop-error.js';
+import { HopNegotiationError, type HopErrorKind } from '../errors/hop-error.js';
 import { hopEndpoint, type Hop } from './hop.js';
 
 /** A failure that names the hop at fault: stage `hop:<tag>`, remote = its server:port. */

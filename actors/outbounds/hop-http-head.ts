@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
-import { HopNegotiationError } from './hop-error.js';
+import { readHead } from '../net/read-head.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
 
 /** Largest CONNECT response head accepted from a hop, in bytes. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -14,58 +15,27 @@ export interface ResponseHead {
 }
 
 /** Reads exactly one response head from `socket`, bounded by MAX_HEAD_BYTES. */
-export function readResponseHead(socket: Socket): Promise<ResponseHead> {
-  return new Promise((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    const cleanup = (): void => {
-      socket.removeListener('data', onData);
-      socket.removeListener('end', onEnd);
-      socket.removeListener('close', onEnd);
-      socket.removeListener('error', onError);
-    };
-    const fail = (err: HopNegotiationError): void => {
-      cleanup();
-      reject(err);
-    };
-    function onData(chunk: Buffer): void {
-      // Search from just before the new chunk: the terminator may straddle two chunks.
-      const from = Math.max(0, buffered.length - (HEAD_END.length - 1));
-      buffered = Buffer.concat([buffered, chunk]);
-      const end = buffered.indexOf(HEAD_END, from);
+export async function readResponseHead(socket: Socket): Promise<ResponseHead> {
+  let searched = 0;
+  const read = await readHead<ResponseHead | HopNegotiationError>(
+    socket,
+    Infinity,
+    (bytes) => {
+      // Search from just before the new bytes: the terminator may straddle two chunks.
+      const end = bytes.indexOf(HEAD_END, Math.max(0, searched - (HEAD_END.length - 1)));
+      searched = bytes.length;
       if (end === -1 || end + HEAD_END.length > MAX_HEAD_BYTES) {
-        if (buffered.length >= MAX_HEAD_BYTES) {
-          fail(new HopNegotiationError('protocol', `sent a CONNECT response head over ${MAX_HEAD_BYTES} bytes`));
-        }
-        return;
+        if (bytes.length < MAX_HEAD_BYTES) return undefined;
+        return new HopNegotiationError('protocol', `sent a CONNECT response head over ${MAX_HEAD_BYTES} bytes`);
       }
-      // Stop the flow now: the stream would otherwise go on emitting buffered chunks
-      // with no listener left, and they would be lost.
-      socket.pause();
-      cleanup();
       const split = end + HEAD_END.length;
-      resolve({ head: buffered.subarray(0, split).toString('latin1'), surplus: buffered.subarray(split) });
-    }
-    function onEnd(): void {
-      fail(new HopNegotiationError('closed', 'closed the connection before answering CONNECT'));
-    }
-    function onError(err: NodeJS.ErrnoException): void {
-      fail(new HopNegotiationError('closed', `broke the connection before answering CONNECT: ${err.code ?? err.message}`));
-    }
-    socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.once('close', onEnd);
-    socket.once('error', onError);
-  });
-}
-
-const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: [^\r\n]*)?$/;
-
-/**
- * The status code of a response head, or null when its first line is not an HTTP/1.x
- * status line. The reason phrase is not kept: it is the hop's own text, which may
- * echo what it was sent (the Proxy-Authorization), and messages go to events and logs.
- */
-export function parseStatus(head: string): number | null {
-  const match = STATUS_LINE.exec(head.slice(0, head.indexOf('\r\n')));
-  return match ? Number(match[1]) : null;
+      return { head: bytes.subarray(0, split).toString('latin1'), surplus: bytes.subarray(split) };
+    },
+    (_bytes, err) =>
+      err === undefined
+        ? new HopNegotiationError('closed', 'closed the connection before answering CONNECT')
+        : new HopNegotiationError('closed', `broke the connection before answering CONNECT: ${err.code ?? err.message}`),
+  );
+  if (read instanceof HopNegotiationError) throw read;
+  return read;
 }

@@ -1,10 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
-import { HopNegotiationError } from './hop-error.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
+import { authority } from '../net/authority.js';
+import { statusCodeOf } from '../net/status-line.js';
 import { handOver } from './hop-hand-over.js';
-import { parseStatus, readResponseHead } from './hop-http-head.js';
-import { authority, sendableTarget, type Hop } from './hop.js';
+import { readResponseHead } from './hop-http-head.js';
+import { sendableTarget, type Hop } from './hop.js';
 
 function connectRequest(hop: Hop, dest: Endpoint): string {
   const target = authority(dest);
@@ -29,9 +31,9 @@ export async function negotiateHttp(socket: Socket, hop: Hop, dest: Endpoint): P
   const answer = readResponseHead(socket);
   socket.write(connectRequest(hop, dest));
   const { head, surplus } = await answer;
-  const status = parseStatus(head);
+  const status = statusCodeOf(head);
   if (status === null) throw new HopNegotiationError('protocol', 'answered CONNECT with a malformed status line');
-  // The standard reason phrase, not the hop's (parseStatus): "407 Proxy Authentication Required".
+  // The standard reason phrase, not the hop's (statusCodeOf): "407 Proxy Authentication Required".
   const said = STATUS_CODES[status] ? `${status} ${STATUS_CODES[status]}` : String(status);
   // A CONNECT carries no credentials for an origin, so a 401 can only be about the
   // proxy's own: tinyproxy answers wrong Basic credentials with 401 (none with 407).

@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
-import { HopNegotiationError } from './hop-error.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
 import { handOver } from './hop-hand-over.js';
 import { sendableTarget, type Hop } from './hop.js';
-import { socks5Request } from './socks5-client.js';
+import { socks5Request } from '../socks5/socks5-client.js';
 
 /**
  * Negotiates a SOCKS5 CONNECT to `dest` with the hop at the other end of `socket`

@@ -34,11 +34,6 @@ export function relayHopOf(hop: Hop): RelayHop {
   return { tag: hop.tag, protocol: hop.protocol, server: hop.server, port: hop.port };
 }
 
-/** `host:port` as written in a CONNECT request line and in messages; IPv6 in brackets. */
-export function authority(endpoint: Endpoint): string {
-  return endpoint.host.includes(':') ? `[${endpoint.host}]:${endpoint.port}` : `${endpoint.host}:${endpoint.port}`;
-}
-
 /**
  * Whether `dest` may be asked of a hop: a host name (isHostName) or an IP literal
  * without a zone id, and a port of 1 to 65535. An HTTP hop's request line and Host

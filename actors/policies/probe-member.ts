@@ -2,6 +2,7 @@ import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
+import { within } from '../base/within.js';
 import type { Outbound } from '../contracts/outbound.js';
 import { readStatusCode } from './http-status-line.js';
 import { ProbeError, probeErrorText } from './probe-error.js';
@@ -44,22 +45,13 @@ export async function probeMember(
     if (finished) stream.destroy();
     return stream;
   };
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort = (): void => {};
   const started = performance.now();
   try {
-    const status = await Promise.race([
-      exchange(outbound, target, opts.timeoutMs, track),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new ProbeError('PROBE_TIMEOUT', `no HTTP status line within ${opts.timeoutMs} ms`)),
-          opts.timeoutMs,
-        );
-        onAbort = () => reject(new ProbeError('PROBE_ABORTED', 'the probe runner stopped'));
-        if (opts.signal.aborted) onAbort();
-        else opts.signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
+    const status = await within(exchange(outbound, target, opts.timeoutMs, track), opts.timeoutMs, opts.signal);
+    if (status === null) {
+      if (opts.signal.aborted) throw new ProbeError('PROBE_ABORTED', 'the probe runner stopped');
+      throw new ProbeError('PROBE_TIMEOUT', `no HTTP status line within ${opts.timeoutMs} ms`);
+    }
     const latency_ms = Math.round(performance.now() - started);
     const healthy = status >= 200 && status < 400;
     const error = healthy ? null : probeErrorText(new ProbeError('PROBE_HTTP_STATUS', `HTTP status ${status}`));
@@ -68,8 +60,6 @@ export async function probeMember(
     return { target_tag: tag, healthy: false, latency_ms: null, error: probeErrorText(err) };
   } finally {
     finished = true;
-    clearTimeout(timer);
-    opts.signal.removeEventListener('abort', onAbort);
     for (const stream of opened) stream.destroy();
   }
 }

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { firstHopFailure, negotiationFailure } from '../outbounds/hop-failure.js';
 import { hopEndpoint, type Hop } from '../outbounds/hop.js';
-import { socks5Request } from '../outbounds/socks5-client.js';
+import { socks5Request } from '../socks5/socks5-client.js';
 import { tcpConnect } from '../outbounds/tcp-connect.js';
 
 export interface HopAssociation {

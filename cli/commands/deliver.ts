@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { within } from '../../actors/base/within.js';
 import { createLogger, type LogFormat } from '../../actors/engine/logger.js';
 import type { WebhookSinkConfig } from '../../actors/config/schema.js';
 import { EXIT, UsageError } from '../exit-codes.js';
@@ -42,7 +43,7 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
     process.once('SIGTERM', resolve);
   });
   health?.close();
-  await Promise.race([delivery.close(), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+  await within(delivery.close(), STOP_WAIT_MS);
   log.info('weir deliver stopped');
   return EXIT.ok;
 }

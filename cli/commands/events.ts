@@ -1,4 +1,4 @@
-import type { IpcReply } from '../../http/ipc/ipc-messages.js';
+import type { IpcReply } from '../../ipc/ipc-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { connectIpc, onLines, refusal } from '../ipc-client.js';
 import { PausingWriter } from '../pausing-writer.js';

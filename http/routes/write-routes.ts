@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import { logLevelBody, modeBody, replayBody, selectBody } from '../common/operation-bodies.js';
-import { parseBody } from '../common/parse-body.js';
+import { logLevelBody, modeBody, replayBody, selectBody } from '../../actors/control/operation-bodies.js';
+import { parseBody } from '../../actors/control/parse-body.js';
 
 /** One endpoint per control operation; each only parses and delegates. */
 export function writeRoutes(ops: ControlOps): Router {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startIpcServer, type IpcServer } from '../../http/ipc/ipc-server.js';
+import { startIpcServer, type IpcServer } from '../../ipc/ipc-server.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 

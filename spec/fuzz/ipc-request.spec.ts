@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { replyJson } from '../../http/ipc/ipc-messages.js';
-import { parseRequestLine } from '../../http/ipc/ipc-request.js';
+import { replyJson } from '../../ipc/ipc-messages.js';
+import { parseRequestLine } from '../../ipc/ipc-request.js';
 import { checkProperty } from '../support/fuzz.js';
 
 // An IPC request line, whatever it holds: a request, or an error reply with a stable

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HandshakeError, type HandshakeErrorCode } from '../../actors/inbounds/handshake-error.js';
-import type { InboundAccount } from '../../actors/inbounds/credentials.js';
-import { acceptSocks5, type Socks5Request } from '../../actors/inbounds/socks5-handshake.js';
+import { HandshakeError, type HandshakeErrorCode } from '../../actors/socks5/handshake-error.js';
+import type { InboundAccount } from '../../actors/contracts/credentials.js';
+import { acceptSocks5, type Socks5Request } from '../../actors/socks5/socks5-handshake.js';
 import { encodeAddress, type SocksTarget } from '../../actors/socks5/socks5-wire.js';
 import { ipOfHost } from '../../actors/net/ip-of-host.js';
 import { isHostName } from '../../actors/net/host-name.js';

@@ -3,7 +3,7 @@ import { ConfigSource } from '../../actors/config/config-source.js';
 import { ControlOps } from '../../actors/control/control-ops.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
-import { startIpcServer, type IpcServerOptions } from '../../http/ipc/ipc-server.js';
+import { startIpcServer, type IpcServerOptions } from '../../ipc/ipc-server.js';
 import { tempDir } from './temp-dir.js';
 
 export interface IpcNode {

@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors/engine'],
   ['actors/control'],
   ['actors/fleet', 'http/common'],
-  ['http/events', 'http/ipc'],
+  ['http/events', 'ipc'],
   ['http/clash', 'http/metrics', 'http/routes'],
   ['http'],
   ['cli'],
@@ -43,7 +43,7 @@ function sources(dir: string): string[] {
 /** The product files each file imports, by the compiler's own scan of its imports. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of ['actors', 'streams', 'http', 'cli'].flatMap(sources)) {
+  for (const file of ['actors', 'streams', 'http', 'ipc', 'cli'].flatMap(sources)) {
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true);
     const targets = importedFiles
       .map((i) => i.fileName)
@@ -54,7 +54,7 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
-/** `actors/<x>` and `http/<x>` are folders of their own; `streams`, `http` and `cli` hold their top files. */
+/** `actors/<x>` and `http/<x>` are folders of their own; `streams`, `http`, `ipc` and `cli` hold their top files. */
 function folderOf(file: string): string {
   const parts = file.split('/');
   return (parts[0] === 'actors' || parts[0] === 'http') && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]!;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseRequestLine } from '../../../http/ipc/ipc-request.js';
+import { parseRequestLine } from '../../../ipc/ipc-request.js';
 
 test('reads a subscribe with a whitelist, dropping repeats', () => {
   assert.equal(parseRequestLine('{"type":"subscribe","events":["flow.started","flow.started","stats.sampled"]}'), {

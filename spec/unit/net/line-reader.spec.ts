@@ -46,4 +46,15 @@ test('reads nothing more after an overflow', () => {
   assert.equal(r.push(b('\n{}\n')), { lines: [], overflow: true });
 });
 
+test('midLine says whether a line has begun and not ended', () => {
+  const r = new LineReader(100);
+  assert.is(r.midLine, false);
+  r.push(b('{"a":1}\n{"b"'));
+  assert.is(r.midLine, true, 'a line left unfinished');
+  r.push(b(':2}\r'));
+  assert.is(r.midLine, true, 'a CR alone does not end it');
+  r.push(b('\n'));
+  assert.is(r.midLine, false, 'its newline ends it');
+});
+
 test.run();

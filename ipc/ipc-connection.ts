@@ -1,16 +1,14 @@
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { LineReader } from '../../actors/net/line-reader.js';
-import { coalesce } from '../../streams/coalesce.js';
-import type { PublishedEvent } from '../../streams/published-event.js';
-import { typeFilter, wantsFlowEvents } from '../../streams/type-filter.js';
+import { LineReader } from '../actors/net/line-reader.js';
+import { coalesce } from '../streams/coalesce.js';
+import type { PublishedEvent } from '../streams/published-event.js';
+import { typeFilter, wantsFlowEvents } from '../streams/type-filter.js';
 import { answerRequest } from './ipc-answer.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, replyJson, withId } from './ipc-messages.js';
 import type { IpcControl } from './ipc-ops.js';
 import { parseRequestLine } from './ipc-request.js';
-
-const NEWLINE = 0x0a;
 
 export interface IpcConnectionOptions {
   ops: IpcControl;
@@ -87,8 +85,7 @@ export class IpcConnection {
     const { lines, overflow } = this.reader.push(chunk);
     for (const line of lines) this.waiting.push(line);
     this.overflowed ||= overflow;
-    // What follows the chunk's last newline is a line still coming.
-    this.watchLine(chunk[chunk.length - 1] !== NEWLINE);
+    this.watchLine(this.reader.midLine);
     this.drain();
   }
 

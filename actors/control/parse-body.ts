@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ControlError } from '../../actors/control/control-error.js';
+import { ControlError } from './control-error.js';
 
 /**
  * Validates a request body; a failure is INVALID_BODY with every reason. Zod's

@@ -1,5 +1,5 @@
-import type { ControlErrorCode } from '../../actors/control/control-error.js';
-import type { StatsSnapshot } from '../../streams/contract.js';
+import type { ControlErrorCode } from '../actors/control/control-error.js';
+import type { StatsSnapshot } from '../streams/contract.js';
 
 // The lines of the IPC channel: newline-delimited JSON, one request per line and
 // exactly one reply line per request (a subscribe's reply is its ACK; the envelopes

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ControlError } from '../../actors/control/control-error.js';
-import { HISTORY_PAGE, type ControlOps } from '../../actors/control/control-ops.js';
-import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../common/operation-bodies.js';
-import { parseBody } from '../common/parse-body.js';
-import { joinSlices } from '../../streams/records-json.js';
+import { ControlError } from '../actors/control/control-error.js';
+import { HISTORY_PAGE, type ControlOps } from '../actors/control/control-ops.js';
+import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../actors/control/operation-bodies.js';
+import { parseBody } from '../actors/control/parse-body.js';
+import { joinSlices } from '../streams/records-json.js';
 import { RawJson } from './ipc-messages.js';
 
 /** The part of the control operations the IPC channel reaches. */

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Logger } from 'pino';
-import type { ControlOps } from '../../actors/control/control-ops.js';
-import type { BusEvent } from '../../streams/contract.js';
-import { FullWarning } from '../common/full-warning.js';
+import type { ControlOps } from '../actors/control/control-ops.js';
+import { FullWarning } from '../actors/control/full-warning.js';
+import type { BusEvent } from '../streams/contract.js';
 import { IpcConnection } from './ipc-connection.js';
 import { LINE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_LINE_BYTES, type IpcErrorReply } from './ipc-messages.js';
 import { claimSocketPath, listenPrivately } from './ipc-socket-file.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { WeirError } from '../../actors/errors/weir-error.js';
+import { WeirError } from '../actors/errors/weir-error.js';
 
 /** sun_path holds 108 bytes on Linux and 104 on macOS, with the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 103;

@@ -1,4 +1,4 @@
-import { WeirError } from '../errors/weir-error.js';
+import { WeirError } from './weir-error.js';
 /** Why a hop negotiation failed, before the chain decides which hop to blame. */
 export type HopErrorKind = 'auth' | 'rejected' | 'protocol' | 'closed' | 'timeout';
 

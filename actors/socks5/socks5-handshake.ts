@@ -1,11 +1,11 @@
 import type { Duplex } from 'node:stream';
 import type { FlowAuth } from '../../streams/contract.js';
-import { NO_AUTH, userAuth, verifyUser, type InboundAccount } from './credentials.js';
+import { NO_AUTH, userAuth, verifyUser, type InboundAccount } from '../contracts/credentials.js';
 import { extend } from '../base/revise.js';
 import { HandshakeError } from './handshake-error.js';
-import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, targetHost, type SocksTarget } from '../socks5/socks5-wire.js';
+import { ATYP, SOCKS5_REPLY, encodeAddress, fixedAddressLength, targetHost, type SocksTarget } from './socks5-wire.js';
 
-export { SOCKS5_REPLY } from '../socks5/socks5-wire.js';
+export { SOCKS5_REPLY } from './socks5-wire.js';
 
 export interface Socks5Request {
   command: 'connect' | 'udp_associate';

@@ -1,11 +1,18 @@
 import type { Socket } from 'node:net';
 import { MAX_SOCKS5_CREDENTIAL_BYTES } from '../config/schema-outbounds.js';
-import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from '../socks5/socks5-wire.js';
+import type { Secret } from '../config/secret.js';
+import { HopNegotiationError } from '../errors/hop-error.js';
+import { authority } from '../net/authority.js';
 import { ExactReader } from '../net/exact-reader.js';
-import { HopNegotiationError } from './hop-error.js';
-import { authority, type Hop } from './hop.js';
+import { ATYP, encodeAddress, fixedAddressLength, hostFromBytes, type SocksTarget } from './socks5-wire.js';
 
 export type Socks5Command = 'connect' | 'udp_associate';
+
+/** The login a hop may ask for: a `socks` outbound's credentials, when it has them. */
+export interface Socks5Login {
+  username?: string;
+  password?: Secret;
+}
 
 /** The hop's success reply, and what came after it. */
 export interface Socks5Answer {
@@ -44,7 +51,7 @@ const NO_CREDENTIALS = 'requires authentication and no username/password is conf
  * HopNegotiationError that names what the hop did, never a credential. The whole
  * exchange is bounded by `timeoutMs`; on failure the caller destroys the socket.
  */
-export async function socks5Request(socket: Socket, hop: Hop, command: Socks5Command, dest: SocksTarget, timeoutMs: number): Promise<Socks5Answer> {
+export async function socks5Request(socket: Socket, hop: Socks5Login, command: Socks5Command, dest: SocksTarget, timeoutMs: number): Promise<Socks5Answer> {
   const reader = new ExactReader(socket, (err) =>
     err
       ? new HopNegotiationError('closed', `failed during the SOCKS5 handshake: ${err.message}`)
@@ -81,7 +88,7 @@ export async function socks5Request(socket: Socket, hop: Hop, command: Socks5Com
 }
 
 /** The username/password request (RFC 1929), or null without credentials. */
-function loginOf(hop: Hop): Buffer | null {
+function loginOf(hop: Socks5Login): Buffer | null {
   if (hop.username === undefined || hop.password === undefined) return null;
   const user = Buffer.from(hop.username);
   const pass = Buffer.from(hop.password.reveal());

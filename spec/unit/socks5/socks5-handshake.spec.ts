@@ -2,9 +2,9 @@ import { setImmediate as tick } from 'node:timers/promises';
 import type { Duplex } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HandshakeError } from '../../../actors/inbounds/handshake-error.js';
-import type { InboundAccount } from '../../../actors/inbounds/credentials.js';
-import { SOCKS5_REPLY, acceptSocks5, writeSocks5Reply } from '../../../actors/inbounds/socks5-handshake.js';
+import { HandshakeError } from '../../../actors/socks5/handshake-error.js';
+import type { InboundAccount } from '../../../actors/contracts/credentials.js';
+import { SOCKS5_REPLY, acceptSocks5, writeSocks5Reply } from '../../../actors/socks5/socks5-handshake.js';
 import { duplexPair } from '../../support/duplex-pair.js';
 import { rejectionOf } from '../../support/rejection.js';
 

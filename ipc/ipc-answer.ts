@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ControlError } from '../../actors/control/control-error.js';
+import { ControlError } from '../actors/control/control-error.js';
 import { type IpcErrorReply, type IpcReply, type IpcRequest, withId } from './ipc-messages.js';
 import { runOperation, type IpcControl } from './ipc-ops.js';
 
