@@ -9,7 +9,7 @@ export interface ProbeTarget {
   readonly apiKey: string;
 }
 
-/** A request that takes longer than this counts as failed. */
+/** A request that goes this long without a byte of its answer counts as failed (a listing that trickles does not). */
 const REQUEST_TIMEOUT_MS = 5000;
 
 /** One GET on a fresh connection (no keep-alive, as a curl from a shell), timed to the last byte of a 200. */
