@@ -82,7 +82,7 @@ const BACKLOG_SETTINGS: BacklogSettings = {
  * the node's accept closes each newcomer at once, the operator's included.
  */
 const LIMITS_SETTINGS: LimitsSettings = {
-  tunnels: Math.min(10_000, Math.floor((openFilesLimit() - 1000) / 2)),
+  tunnels: Math.max(1, Math.min(10_000, Math.floor((openFilesLimit() - 1000) / 2))),
   tunnelConcurrency: 200,
   perSecond: 1000,
   rateMs: knob('BENCH_LIMITS_SECONDS', 30) * 1000,
