@@ -59,7 +59,7 @@ export async function benchHop(repoRoot: string, tmp: string, l: Load, s: HopSet
     try {
       const hop = await startPeer(microsocks, tmp, l.origins, 15_000);
       started.push(hop);
-      const via = await startPeer(weirPeer(repoRoot, hop.ports.sink), tmp, l.origins, 15_000);
+      const via = await startPeer(weirPeer(repoRoot, { hopPort: hop.ports.sink }), tmp, l.origins, 15_000);
       started.push(via);
       const paths: Path[] = [through(hop, DIRECT, [hop.pid]), through(via, VIA, [via.pid, hop.pid])];
       const lines: string[] = [];

@@ -12,7 +12,13 @@ interface Through {
 /** One run of the native load client (weir-load.c); every proxy and target is on loopback. */
 export type LoadJob =
   | (Through & { readonly kind: 'stream'; readonly bytes: number })
-  | (Through & { readonly kind: 'rate'; readonly concurrency: number; readonly ms: number })
+  | (Through & {
+      readonly kind: 'rate';
+      readonly concurrency: number;
+      readonly ms: number;
+      /** New connections a second; without it, as fast as the proxy takes them. */
+      readonly perSecond?: number;
+    })
   | (Through & { readonly kind: 'idle'; readonly count: number; readonly concurrency: number; readonly holdMs: number });
 
 /** The client's command line for a job. */
@@ -22,7 +28,15 @@ export function loadArgs(job: LoadJob): string[] {
     case 'stream':
       return ['stream', ...common, '--bytes', String(job.bytes)];
     case 'rate':
-      return ['rate', ...common, '--concurrency', String(job.concurrency), '--ms', String(job.ms)];
+      return [
+        'rate',
+        ...common,
+        '--concurrency',
+        String(job.concurrency),
+        '--ms',
+        String(job.ms),
+        ...(job.perSecond === undefined ? [] : ['--per-second', String(job.perSecond)]),
+      ];
     case 'idle':
       return ['idle', ...common, '--count', String(job.count), '--concurrency', String(job.concurrency), '--hold-ms', String(job.holdMs)];
   }

@@ -33,17 +33,25 @@ export interface RunningPeer {
   stop(): Promise<void>;
 }
 
+/** The bench's weir peers' control-plane API key (a fixed test value, not a secret). */
+export const WEIR_API_KEY = 'bench-key-0123456789';
+
 function writeFile(dir: string, name: string, text: string): string {
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return file;
 }
 
-/**
- * weir with flow tracking, events and a JSONL sink on, as the issue asks. With hopPort,
- * every flow goes out through the SOCKS5 proxy on 127.0.0.1:hopPort (one chained hop).
- */
-function weirConfig(port: number, dir: string, hopPort?: number): string {
+/** Where a weir peer differs from the plain one. */
+export interface WeirOptions {
+  /** Every flow goes out through the SOCKS5 proxy on 127.0.0.1:hopPort (one chained hop). */
+  readonly hopPort?: number;
+  /** The control plane's port on 127.0.0.1; a port of the system's choosing without it. */
+  readonly controlPort?: number;
+}
+
+/** weir with flow tracking, events and a JSONL sink on, as the issue asks. */
+function weirConfig(port: number, dir: string, { hopPort, controlPort = 0 }: WeirOptions): string {
   const outbound =
     hopPort === undefined
       ? { type: 'direct', tag: 'direct' }
@@ -51,7 +59,7 @@ function weirConfig(port: number, dir: string, hopPort?: number): string {
   const config = {
     node: { id: 'bench', state_dir: dir },
     log: { level: 'warn' },
-    control: { listen: '127.0.0.1:0', api_key: 'bench-key-0123456789' },
+    control: { listen: `127.0.0.1:${controlPort}`, api_key: WEIR_API_KEY },
     inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }],
     outbounds: [outbound],
     route: { final: outbound.tag },
@@ -78,9 +86,8 @@ function tinyproxyConfig(port: number): string {
 /**
  * weir as a peer, started as users start it (bin/weir, with its malloc settings); a
  * checkout older than bin/weir (ab.js compares builds) runs dist/cli/weir.js under node.
- * With hopPort it chains through the SOCKS5 proxy on that loopback port.
  */
-export function weirPeer(repoRoot: string, hopPort?: number): Peer {
+export function weirPeer(repoRoot: string, options: WeirOptions = {}): Peer {
   const weir = path.join(repoRoot, 'dist', 'cli', 'weir.js');
   const bin = path.join(repoRoot, 'bin', 'weir');
   const command = fs.existsSync(bin) ? [bin] : [process.execPath, weir];
@@ -88,7 +95,7 @@ export function weirPeer(repoRoot: string, hopPort?: number): Peer {
     name: 'weir',
     proto: 'socks5',
     missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
-    argv: ([port], dir) => [...command, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, hopPort))],
+    argv: ([port], dir) => [...command, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, options))],
   };
 }
 

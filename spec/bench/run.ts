@@ -1,8 +1,9 @@
 // `make bench`: weir beside a raw Node SOCKS5 relay, a raw Node TCP forwarder, microsocks,
 // Dante and tinyproxy, on loopback, in one run, driven by a native load client; then weir
 // through one SOCKS5 hop, sink delivery through each outbox store, `weir deliver` draining
-// a backlog, and a sink's backlog under a node's full connection rate.
-// BENCH_ONLY=proxy,hop,sinks,drain,backlog (any of them, comma-separated) runs only those parts.
+// a backlog, a sink's backlog under a node's full connection rate, and the control plane's
+// answers to an operator under load.
+// BENCH_ONLY=proxy,hop,sinks,drain,backlog,limits (any of them, comma-separated) runs only those parts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { benchBacklog, type BacklogSettings } from './backlog.js';
 import { formatComparisons, summarizeComparison, type Comparison } from './compare.js';
 import { benchDrain, type DrainSettings } from './drain.js';
 import { benchHop } from './hop.js';
+import { benchLimits, type LimitsSettings } from './limits.js';
 import type { LoadRound } from './load-share.js';
 import { measurePeer, type PeerRound, type Settings } from './measure.js';
 import { weirLoadBinary } from './native-build.js';
@@ -73,7 +75,24 @@ const BACKLOG_SETTINGS: BacklogSettings = {
   sampleMs: 2000,
   settleMs: 120_000,
 };
-const PARTS = ['proxy', 'hop', 'sinks', 'drain', 'backlog'] as const;
+/**
+ * The node holds two descriptors per idle tunnel, under the hard limit (20,000 in some
+ * containers): short of 10,000 tunnels, it holds what fits beside 1,000 descriptors for
+ * the new connections under way (two each) and the control plane. Out of descriptors,
+ * the node's accept closes each newcomer at once, the operator's included.
+ */
+const LIMITS_SETTINGS: LimitsSettings = {
+  tunnels: Math.max(1, Math.min(10_000, Math.floor((openFilesLimit() - 1000) / 2))),
+  tunnelConcurrency: 200,
+  perSecond: 1000,
+  rateMs: knob('BENCH_LIMITS_SECONDS', 30) * 1000,
+  controlIdle: 5000,
+  controlHoldMs: 10_000,
+  healthEveryMs: 100,
+  flowsEveryMs: knob('BENCH_LIMITS_FLOWS_MS', 100),
+  budgetMs: 100,
+};
+const PARTS = ['proxy', 'hop', 'sinks', 'drain', 'backlog', 'limits'] as const;
 type Part = (typeof PARTS)[number];
 
 function selectedParts(): Part[] {
@@ -195,6 +214,7 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   const drain = driver && parts.includes('drain') ? await orNote('drain', () => benchDrain(tmp, driver, DRAIN_SETTINGS), failures) : null;
   const backlog = driver && parts.includes('backlog') ? await orNote('backlog', () => benchBacklog(tmp, driver, BACKLOG_SETTINGS), failures) : null;
+  const limits = driver && parts.includes('limits') ? await orNote('limits', () => benchLimits(REPO, tmp, driver, LIMITS_SETTINGS), failures) : null;
   await driver?.origins.close();
   if (hop) printComparisons(hop.comparisons);
   if (drain) printComparisons([drain.comparison]);
@@ -209,6 +229,7 @@ async function main(): Promise<void> {
     sink_settings: SINK_SETTINGS,
     drain_settings: DRAIN_SETTINGS,
     backlog_settings: BACKLOG_SETTINGS,
+    limits_settings: LIMITS_SETTINGS,
     seconds: (Date.now() - began) / 1000,
     skipped: proxy?.skipped ?? [],
     metrics: proxy?.metrics ?? null,
@@ -216,7 +237,16 @@ async function main(): Promise<void> {
     sinks: sinks?.comparisons.map(summarizeComparison) ?? null,
     drain: drain ? { backlog: drain.backlog, weir: drain.weir, raw: drain.raw, comparison: summarizeComparison(drain.comparison) } : null,
     backlog: backlog?.runs ?? null,
-    notes: [...(proxy?.notes ?? []), ...(hop?.notes ?? []), ...(drain?.notes ?? []), ...(backlog?.notes ?? []), ...failures, ...(sinks?.notes ?? [])],
+    limits: limits?.phases ?? null,
+    notes: [
+      ...(proxy?.notes ?? []),
+      ...(hop?.notes ?? []),
+      ...(drain?.notes ?? []),
+      ...(backlog?.notes ?? []),
+      ...(limits?.notes ?? []),
+      ...failures,
+      ...(sinks?.notes ?? []),
+    ],
   });
   console.log(`results written to ${path.relative(process.cwd(), file) || file}`);
 }

@@ -11,9 +11,11 @@
  *     It exits when stdin ends.
  *   weir-load stream|rate|idle --port P --proto socks5|http|none --target HOST:PORT ...
  *     stream --bytes N       one tunnel, N bytes in 1 MiB writes to a sink, until acked
- *     rate --concurrency C --ms D
+ *     rate --concurrency C --ms D [--per-second R]
  *                            C at a time: connect, handshake, 16-byte echo, wait for the
- *                            origin's close; new ones start for D ms
+ *                            origin's close; new ones start for D ms, as fast as the
+ *                            proxy takes them or, with R, R a second (still at most C
+ *                            under way)
  *     idle --count N --concurrency C
  *                            N tunnels that each echoed once, held until the origin
  *                            closes them (or --hold-ms passes, or stdin ends)
@@ -22,6 +24,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -264,6 +267,7 @@ struct opts {
   uint64_t bytes;
   int concurrency;
   double seconds;
+  double per_second;
   int count;
   double hold_s;
 };
@@ -525,12 +529,20 @@ static void run_stream(struct client *k) {
   print_cpu();
 }
 
+/* Connections due by t: all of them unpaced; paced, one every 1/R s from the start. */
+static long rate_due(const struct client *k, double start, double t) {
+  return k->o.per_second > 0 ? (long)((t - start) * k->o.per_second) + 1 : LONG_MAX;
+}
+
 static void run_rate(struct client *k) {
   double start = now_s(), stop = start + k->o.seconds;
+  /* Paced, the loop wakes every millisecond to start what is due. */
+  int wait_ms = k->o.per_second > 0 ? 1 : 50;
   while (now_s() < stop) {
+    long due = rate_due(k, start, now_s());
     /* Bounded: a proxy that refuses at once must not keep this loop from the clock. */
-    for (int i = 0; i < k->o.concurrency && k->active < k->o.concurrency; i++) open_one(k);
-    if (!turn(k, 50)) break;
+    for (int i = 0; i < k->o.concurrency && k->active < k->o.concurrency && k->started < due; i++) open_one(k);
+    if (!turn(k, wait_ms)) break;
   }
   /* Cycles under way finish; their step timeout bounds this. */
   while (k->active > 0 && now_s() < stop + STEP_TIMEOUT_S)
@@ -568,7 +580,7 @@ static void run_idle(struct client *k) {
 
 static void usage(void) {
   fail("usage: weir-load origin | weir-load stream|rate|idle --port P --proto socks5|http|none --target HOST:PORT "
-       "[--bytes N] [--concurrency C] [--ms D] [--count N] [--hold-ms H]");
+       "[--bytes N] [--concurrency C] [--ms D] [--per-second R] [--count N] [--hold-ms H]");
 }
 
 static struct opts parse(int argc, char **argv) {
@@ -590,13 +602,18 @@ static struct opts parse(int argc, char **argv) {
     } else if (!strcmp(name, "--bytes")) o.bytes = strtoull(v, NULL, 10);
     else if (!strcmp(name, "--concurrency")) o.concurrency = atoi(v);
     else if (!strcmp(name, "--ms")) o.seconds = atof(v) / 1000;
+    else if (!strcmp(name, "--per-second")) {
+      char *end;
+      o.per_second = strtod(v, &end);
+      if (end == v || *end) usage();
+    }
     else if (!strcmp(name, "--count")) o.count = atoi(v);
     else if (!strcmp(name, "--hold-ms")) o.hold_s = atof(v) / 1000;
     else usage();
   }
   if (o.port <= 0 || o.port > 65535 || o.target_port <= 0 || o.target_port > 65535 || o.concurrency < 1) usage();
   if (o.mode == M_STREAM && o.bytes == 0) usage();
-  if (o.seconds > 600 || o.hold_s > 600 || o.count < 1) usage();
+  if (o.seconds > 600 || o.hold_s > 600 || o.count < 1 || !(o.per_second >= 0 && o.per_second <= 1e6)) usage();
   return o;
 }
 

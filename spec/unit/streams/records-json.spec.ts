@@ -31,6 +31,21 @@ test('the event loop turns between slices, not within one', async () => {
   assert.is(turns, 0, 'one slice is written at once');
 });
 
+test('listings under way together serialize one slice between them per turn', async () => {
+  let turns = 0;
+  let done = false;
+  const count = (): void => {
+    turns += 1;
+    if (!done) setImmediate(count);
+  };
+  setImmediate(count);
+  // Three listings of two slices: the first slices at once, the second ones a turn each.
+  const listings = [0, 1, 2].map(() => joinSlices(recordSlices(records(2 * RECORDS_PER_SLICE))));
+  await Promise.all(listings);
+  done = true;
+  assert.is(turns, 3);
+});
+
 test('stopped, the slices end before the next one is written', async () => {
   let asked = 0;
   const slices: string[] = [];
