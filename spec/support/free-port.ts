@@ -61,7 +61,7 @@ async function takeFreePort(pick: () => number): Promise<number> {
 /**
  * A loopback TCP port that was free a moment ago. Only for what port 0 cannot give: a
  * process that binds it and does not report a kernel port (redis-server, microsocks,
- * danted, tinyproxy, `weir deliver --health`, a node's `metrics_listen`), a node started
+ * danted, tinyproxy, `weir deliver --health`), a node started
  * again on the same ports (restartableConfig), or a closed port for a dial failure.
  * Whatever reports its port listens on 0 instead: a weir node (startNode reads the
  * ready line) and in-process servers (server.address()).

@@ -1,7 +1,10 @@
 import * as assert from 'uvu/assert';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
+import { authority } from '../../actors/net/authority.js';
 import { curl } from './curl.js';
+import { WAIT_MS } from './far-bound.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
+import { logLines } from './log-lines.js';
 import { e2eConfig, eventsPath } from './node-config.js';
 import type { Origin } from './origin.js';
 import { startNode, type WeirNode } from './start-node.js';
@@ -44,6 +47,8 @@ export interface HookNode {
   configPath: string;
   /** `http://127.0.0.1:<control port>` of the running process (a restart may change the port). */
   readonly controlUrl: string;
+  /** `http://host:port` of `control.metrics_listen`, as the node logs it (`metrics listening`, the bound port for port 0). */
+  metricsUrl(): Promise<string>;
   /** The API key, for calls that do not go through `api`. */
   apiKey: string;
   /** The node's JSONL sink of every event type. */
@@ -115,6 +120,11 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     configPath: first.configPath,
     get controlUrl() {
       return hookNode.node.controlUrl();
+    },
+    metricsUrl() {
+      // The log line may reach stdout after the ready line reached stderr.
+      const listening = (): Record<string, unknown> | undefined => logLines(hookNode.node.stdout()).find((l) => l['msg'] === 'metrics listening');
+      return waitFor(listening, WAIT_MS, 'the metrics listener in the log').then((l) => `http://${authority({ host: String(l['host']), port: Number(l['port']) })}`);
     },
     apiKey: API_KEY,
     events: eventsPath(stateDir),
