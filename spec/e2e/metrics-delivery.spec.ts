@@ -21,8 +21,8 @@ test('the delivery latency histogram counts each acknowledged event once, from i
   receiver.respond(() => ({ status: 200, delayMs: ANSWER_DELAY_MS }));
   const origin = await startOrigin();
   const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 4 }, control: { metrics_listen: '127.0.0.1:0' } });
-  const open = `${await hn.metricsUrl()}/metrics`;
   try {
+    const open = `${await hn.metricsUrl()}/metrics`;
     const ports = await hn.curlFlows(10);
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), WAIT_MS, 'every flow.completed acknowledged');
     const acknowledged = receiver.acknowledged().filter((e) => e['event_type'] === 'flow.completed');
@@ -63,9 +63,9 @@ test('the delivery latency histogram counts each acknowledged event once, from i
 test('the metrics listener answers GET /metrics without the key and nothing else; the control plane still wants the key', async () => {
   const origin = await startOrigin();
   const hn = await startHookNode({ origin, hook: null, control: { metrics_listen: '127.0.0.1:0' } });
-  const metricsUrl = await hn.metricsUrl();
-  const at = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`${metricsUrl}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
   try {
+    const metricsUrl = await hn.metricsUrl();
+    const at = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`${metricsUrl}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
     await hn.curlFlow();
     const open = await scrapeChecked(`${metricsUrl}/metrics?x=1`);
     assert.ok((open.get('weir_flows_started_total') ?? 0) >= 1);

@@ -17,8 +17,8 @@ test('weir_redis_up follows Redis down and back, and the BullMQ deliveries are m
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   const origin = await startOrigin();
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() }, control: { metrics_listen: '127.0.0.1:0' } });
-  const metricsUrl = await hn.metricsUrl();
-  const scrape = (): Promise<Map<string, number>> => scrapeChecked(`${metricsUrl}/metrics`);
+  // Read at each scrape, inside the try: a node that never logs its metrics listener is still stopped.
+  const scrape = async (): Promise<Map<string, number>> => scrapeChecked(`${await hn.metricsUrl()}/metrics`);
   const redisUp = async (value: number, what: string): Promise<Map<string, number>> =>
     waitFor(async () => {
       const scraped = await scrape();
