@@ -11,6 +11,7 @@ import { startIpcServer, type IpcServer } from '../ipc/ipc-server.js';
 import { parseListen } from '../actors/config/schema-control.js';
 import { FleetPresence } from '../actors/fleet/fleet-presence.js';
 import { presenceOf } from '../actors/fleet/presence-of.js';
+import { authority } from '../actors/net/authority.js';
 
 export interface NodeRuntime {
   engine: Engine;
@@ -76,7 +77,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
   }
   log.info({ control: http.address(), metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
   if (config.redis) {
-    presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, config.control.listen));
+    presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, authority(http.address())));
     presence.start();
   }
   return { engine, ops, log, control: http.address(), stop };

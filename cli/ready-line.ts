@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { authority } from '../actors/net/authority.js';
 
 export interface ReadyFacts {
   inbounds: readonly { tag: string; protocol: string; listen: { host: string; port: number } | null }[];
@@ -8,10 +9,6 @@ export interface ReadyFacts {
   apiKey: string;
   /** Whether the backlog dashboard is served (a node on Redis). */
   dashboard: boolean;
-}
-
-function hostPort({ host, port }: { host: string; port: number }): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 /**
@@ -39,8 +36,8 @@ export function apiKeyOrigin(configFile: string | null, defaultKeyFile: string):
  * the control plane, where its key is, and the dashboard when there is one.
  */
 export function readyLine(facts: ReadyFacts): string {
-  const proxies = facts.inbounds.map((i) => `${i.tag} ${i.listen ? hostPort(i.listen) : '(not listening)'} (${i.protocol})`);
-  const control = `http://${hostPort(facts.control)}`;
+  const proxies = facts.inbounds.map((i) => `${i.tag} ${i.listen ? authority(i.listen) : '(not listening)'} (${i.protocol})`);
+  const control = `http://${authority(facts.control)}`;
   const parts = [
     `proxy ${proxies.join(', ') || '(no inbounds)'}`,
     `control ${control}/api/v1`,

@@ -14,7 +14,7 @@ export interface PresenceRecord {
   pid: number;
   started_at_unix_ms: number;
   updated_at_unix_ms: number;
-  /** The control plane's address, host:port. */
+  /** The address the control plane listens on, host:port (the bound port when the config says 0). */
   control: string | null;
   mode: string;
   active_flows: number;

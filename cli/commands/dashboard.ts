@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { parseListen, API_KEY_MIN_LENGTH } from '../../actors/config/schema-control.js';
 import { Secret } from '../../actors/config/secret.js';
 import { createLogger } from '../../actors/engine/logger.js';
+import { authority } from '../../actors/net/authority.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { fileConfigSource } from './run.js';
 import { printProblems } from './validate.js';
@@ -65,7 +67,9 @@ export async function dashboardCommand(args: readonly string[], flags: Dashboard
   const timer = setInterval(search, RESCAN_MS);
 
   const server = await serve(fleetDashboardApp(board, apiKey, log), listen);
-  log.info({ listen: `${listen.host}:${listen.port}` }, 'weir dashboard started');
+  // The bound address: with port 0 in --listen, the one the kernel gave.
+  const bound = server.address() as AddressInfo;
+  log.info({ listen: authority({ host: bound.address, port: bound.port }) }, 'weir dashboard started');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -4,10 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
 import type { StatsSnapshot } from '../../streams/contract.js';
-import { freePorts } from '../support/free-port.js';
 import { readJsonl } from '../support/jsonl.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
-import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
 import type { Target } from './proxy-steps.js';
 
@@ -56,11 +54,11 @@ function hookSink(receiverUrl: string, delivery: HookNodeParts['delivery']): Rec
 }
 
 /** node.state_dir and the inbound are the node's; `weir deliver` passes no inbound. */
-function baseConfig(nodeId: string, stateDir: string, controlPort: number, redisUrl: string | null): Record<string, unknown> {
+function baseConfig(nodeId: string, stateDir: string, redisUrl: string | null): Record<string, unknown> {
   return {
     node: { id: nodeId, state_dir: stateDir },
     log: { level: 'warn' },
-    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY },
+    control: { listen: '127.0.0.1:0', api_key: API_KEY },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
     ...(redisUrl === null ? {} : { redis: { url: redisUrl } }),
@@ -68,18 +66,17 @@ function baseConfig(nodeId: string, stateDir: string, controlPort: number, redis
 }
 
 export async function startHookNode(p: HookNodeParts): Promise<HookNode> {
-  const [socksPort, controlPort] = (await freePorts(2)) as [number, number];
   const archive = path.join(p.stateDir, 'lifecycle.jsonl');
   // Large enough never to rotate: the bench reads back one file.
   const archiveSink = { type: 'jsonl', tag: 'archive', path: archive, events: LIFECYCLE_EVENTS, max_bytes: 2 ** 40 };
   const config = {
-    ...baseConfig(p.nodeId, p.stateDir, controlPort, p.redisUrl),
-    inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }],
+    ...baseConfig(p.nodeId, p.stateDir, p.redisUrl),
+    inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }],
     event_sinks: [...(p.archive ? [archiveSink] : []), hookSink(p.receiverUrl, p.delivery)],
   };
   const node = await startNode(config);
   const api = async <T>(what: string): Promise<T> => {
-    const res = await fetch(`http://127.0.0.1:${controlPort}/api/v1/${what}`, {
+    const res = await fetch(`${node.controlUrl()}/api/v1/${what}`, {
       headers: { authorization: `Bearer ${API_KEY}` },
       signal: AbortSignal.timeout(10_000),
     });
@@ -91,12 +88,7 @@ export async function startHookNode(p: HookNodeParts): Promise<HookNode> {
     if (!found) throw new Error(`GET /api/v1/sinks shows no sink ${HOOK_SINK}`);
     return found;
   };
-  // The control plane listens a moment after the inbound does.
-  await waitFor(() => sink().then(() => true, () => false), 10_000, 'the control plane').catch(async (error: unknown) => {
-    await node.kill9();
-    throw error;
-  });
-  return { node, socksPort, configPath: node.configPath, sink, stats: () => api<StatsSnapshot>('stats'), archive };
+  return { node, socksPort: node.ports['socks-in']!, configPath: node.configPath, sink, stats: () => api<StatsSnapshot>('stats'), archive };
 }
 
 /**
@@ -122,7 +114,7 @@ export function archivedIds(node: HookNode): string[] {
 export function writeDeliverConfig(dir: string, redisUrl: string, receiverUrl: string): string {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'deliver.json');
-  const config = { ...baseConfig('bench-deliver', dir, 0, redisUrl), event_sinks: [hookSink(receiverUrl, 'external')] };
+  const config = { ...baseConfig('bench-deliver', dir, redisUrl), event_sinks: [hookSink(receiverUrl, 'external')] };
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
   return file;
 }

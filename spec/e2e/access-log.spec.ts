@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
-import { freePort } from '../support/free-port.js';
 import { ofType, waitForEvents } from '../support/jsonl.js';
 import { logLines } from '../support/log-lines.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
@@ -31,13 +30,13 @@ interface AccessFields {
 
 async function startAccessNode(access: boolean | undefined): Promise<{ node: WeirNode; port: number; events: string }> {
   const stateDir = tempDir('weir-access-');
-  const port = await freePort();
   const config = e2eConfig({
     stateDir,
-    inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port, users: [{ username: 'alice', password: ALICE_PW }] }],
+    inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0, users: [{ username: 'alice', password: ALICE_PW }] }],
   });
   if (access !== undefined) config['log'] = { level: 'info', access };
-  return { node: await startNode(config), port, events: eventsPath(stateDir) };
+  const node = await startNode(config);
+  return { node, port: node.ports['socks-in']!, events: eventsPath(stateDir) };
 }
 
 /** Two relayed flows (64 and 1000 bytes) and one to a name that does not resolve. */

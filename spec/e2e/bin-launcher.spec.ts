@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -9,7 +8,7 @@ import { tempDir } from '../support/temp-dir.js';
 /** What `bin/weir run` left in the running node: its executable and its environment. */
 async function launched(env: Record<string, string> = {}): Promise<{ exe: string; environ: Map<string, string> }> {
   const stateDir = tempDir();
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: await freePort() }] });
+  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
   const node: WeirNode = await startNode(config, { env });
   try {
     const exe = fs.readlinkSync(`/proc/${node.pid}/exe`);

@@ -6,7 +6,6 @@ import { stopAndAudit } from '../support/audit.js';
 import { fixture } from '../support/fixture.js';
 import { recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
-import { freePort } from '../support/free-port.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { rawExchange } from '../support/raw-client.js';
 import { startNode } from '../support/start-node.js';
@@ -54,7 +53,7 @@ const setup = fixture(
     const node = await startNode(
       e2eConfig({
         stateDir,
-        inbounds: [{ type: 'socks', tag: SOCKS, listen: '127.0.0.1', port: await freePort() }],
+        inbounds: [{ type: 'socks', tag: SOCKS, listen: '127.0.0.1', port: 0 }],
         outbounds: [{ type: 'http', tag: 'upstream', server: '127.0.0.1', port: upstream.port, ...HOP }],
         rules: [{ inbound: [SOCKS], outbound: 'upstream' }],
       }),

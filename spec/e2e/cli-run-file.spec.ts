@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -18,11 +17,11 @@ function escape(text: string): string {
 const dir = tempDir('weir-run-file-');
 
 test('weir run FILE runs the file, as weir run -c FILE does', async () => {
-  const port = await freePort();
   const stateDir = path.join(dir, 'positional');
-  const node = await startNode(e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] }), {
+  const node = await startNode(e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] }), {
     positionalConfig: true,
   });
+  const port = node.ports['socks-in'];
   try {
     // The node answers on the file's IPC socket with the file's inbound: the built-in
     // default would listen elsewhere and keep its socket in ./state.
@@ -39,11 +38,11 @@ test('weir run FILE runs the file, as weir run -c FILE does', async () => {
 });
 
 test('the ready line names a key file and, on Redis, the dashboard', async () => {
-  const [port, redis] = await Promise.all([freePort(), startRedisServer()]);
+  const redis = await startRedisServer();
   const stateDir = path.join(dir, 'ready');
   fs.mkdirSync(stateDir, { recursive: true });
   fs.writeFileSync(path.join(stateDir, 'key'), 'ready-line-key-not-a-secret\n', { mode: 0o600 });
-  const base = e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port }] });
+  const base = e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: 0 }] });
   const config = { ...base, control: { listen: '127.0.0.1:0', api_key: { file: 'key' } }, redis: { url: redis.url } };
   const node = await startNode(config, { positionalConfig: true });
   try {
@@ -52,7 +51,7 @@ test('the ready line names a key file and, on Redis, the dashboard', async () =>
     const control = /control (http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(line!)?.[1];
     assert.is(
       line,
-      `weir: ready: proxy mixed-in 127.0.0.1:${port} (mixed); control ${control}/api/v1; API key in ${path.join(stateDir, 'key')}; dashboard ${control}/dashboard`,
+      `weir: ready: proxy mixed-in 127.0.0.1:${node.ports['mixed-in']} (mixed); control ${control}/api/v1; API key in ${path.join(stateDir, 'key')}; dashboard ${control}/dashboard`,
     );
     assert.equal(rest, ['']);
     assert.not.ok(node.stderr().includes('ready-line-key-not-a-secret'));

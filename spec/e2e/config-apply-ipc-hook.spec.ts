@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
+import { E2E_API_KEY, e2eConfig } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { startFakeHook } from '../unit/hook/fake-hook.js';
 
@@ -12,14 +13,15 @@ import { startFakeHook } from '../unit/hook/fake-hook.js';
 // the answer: a config.apply that moved the hook's socket path had the node connect to
 // whatever Unix socket the API key's holder named. The config file sets the path.
 
-const AUTH = { authorization: `Bearer ${RESTARTABLE_API_KEY}`, 'content-type': 'application/json' };
+const AUTH = { authorization: `Bearer ${E2E_API_KEY}`, 'content-type': 'application/json' };
 
 test("config.apply refuses to move the IPC hook to another socket, keeps the config file's, and takes its timeout with that path", async () => {
   const [origin, own, other] = await Promise.all([startOrigin(), startFakeHook(() => ({ action: 'allow' })), startFakeHook(() => ({ action: 'allow' }))]);
-  const { config, control } = await restartableConfig();
+  const config = e2eConfig({ stateDir: tempDir(), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
   config['ipc_hook'] = { path: own.path, timeout_ms: 2000 };
   const node = await startNode(config);
-  const socks = `127.0.0.1:${(config['inbounds'] as { port: number }[])[0]!.port}`;
+  const control = node.controlUrl();
+  const socks = `127.0.0.1:${node.ports['socks-in']}`;
   const apply = async (body: object): Promise<{ status: number; json: { code?: string; details?: { problems?: { path: string; message: string }[] } } }> => {
     const res = await fetch(`${control}/api/v1/config/apply`, { method: 'POST', headers: AUTH, body: JSON.stringify(body), signal: AbortSignal.timeout(WAIT_MS) });
     return { status: res.status, json: (await res.json()) as never };

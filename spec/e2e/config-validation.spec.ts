@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -73,7 +72,7 @@ test('validate --json lists the problems as path and message', async () => {
 
 test('validate accepts a valid config with exit 0', async () => {
   const stateDir = tempDir();
-  const file = writeConfig('good.json', e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: await freePort() }] }));
+  const file = writeConfig('good.json', e2eConfig({ stateDir, inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: 0 }] }));
   const res = await runWeir(['validate', file]);
   assert.is(res.code, 0, res.stderr);
   assert.is(res.stdout, `${file}: valid\n`);
@@ -110,7 +109,7 @@ test('validate and run refuse SOCKS5 credentials over 255 bytes at their path, w
   const password = 'p\u00e9'.repeat(150);
   const stateDir = path.join(dir, 'long-credentials');
   const file = writeConfig('long-credentials.json', {
-    ...e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'in', listen: '127.0.0.1', port: await freePort() }] }),
+    ...e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'in', listen: '127.0.0.1', port: 0 }] }),
     outbounds: [
       { type: 'direct', tag: 'direct' },
       { type: 'socks', tag: 'hop', server: '127.0.0.1', port: 1080, username, password },

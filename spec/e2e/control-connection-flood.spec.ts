@@ -8,11 +8,11 @@ import * as assert from 'uvu/assert';
 import { reap } from '../support/child-reaper.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
-import { waitListening } from '../support/listening.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
+import { readyPorts } from '../support/ready-facts.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { WEIR_BIN } from '../support/weir-bin.js';
 
 // The HTTP control plane holds a bounded number of connections (its stream slots and
@@ -26,18 +26,18 @@ const HELD = 700;
 test('requests that never finish their headers on the control plane do not stop the proxy', async () => {
   const origin = await startOrigin();
   const stateDir = tempDir();
-  const [socksPort, controlPort] = await freePorts(2);
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
-  config['control'] = { listen: `127.0.0.1:${controlPort}`, api_key: 'e2e-api-key-not-a-secret' };
+  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
   const configPath = path.join(stateDir, 'weir.json');
   fs.writeFileSync(configPath, JSON.stringify(config));
-  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" "$@"`, WEIR_BIN, 'run', '-c', configPath], { stdio: 'ignore' });
+  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" "$@"`, WEIR_BIN, 'run', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   reap(child);
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const held: net.Socket[] = [];
   try {
-    assert.is(await waitListening(child, socksPort, WAIT_MS), 'listening');
-    assert.is(await waitListening(child, controlPort, WAIT_MS), 'listening');
-    const socks = `127.0.0.1:${socksPort}`;
+    const ready = await waitFor(() => readyPorts(stderr, ['socks-in']), WAIT_MS, 'the ready line');
+    const controlPort = Number(new URL(ready.controlUrl).port);
+    const socks = `127.0.0.1:${ready.inbounds['socks-in']}`;
     assert.is((await curl(['--socks5-hostname', socks, origin.url('/bytes/10')])).code, 0, 'the proxy works before');
 
     for (let i = 0; i < HELD; i++) {

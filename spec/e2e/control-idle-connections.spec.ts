@@ -3,8 +3,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
-import { accepts } from '../support/listening.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -32,15 +30,14 @@ function connected(port: number): Promise<net.Socket> {
 
 test(`GET /api/v1/health is answered while ${HELD} idle connections are held to the control plane`, async () => {
   const stateDir = tempDir();
-  const [socksPort, controlPort] = await freePorts(2);
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
-  config['control'] = { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY };
+  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
+  config['control'] = { listen: '127.0.0.1:0', api_key: API_KEY };
   const node = await startNode(config);
+  const control = node.controlUrl();
   const held: net.Socket[] = [];
   try {
-    await waitFor(() => accepts(controlPort!), WAIT_MS, 'the control plane');
-    for (let i = 0; i < HELD; i++) held.push(await connected(controlPort!));
-    const health = await curl(['-H', `Authorization: Bearer ${API_KEY}`, `http://127.0.0.1:${controlPort}/api/v1/health`], WAIT_MS);
+    for (let i = 0; i < HELD; i++) held.push(await connected(Number(new URL(control).port)));
+    const health = await curl(['-H', `Authorization: Bearer ${API_KEY}`, `${control}/api/v1/health`], WAIT_MS);
     assert.is(health.code, 0, health.stderr);
     assert.is(JSON.parse(health.body.toString()).status, 'ok');
     await waitFor(() => held[0]!.readableEnded, WAIT_MS, 'the node to close the oldest idle connection');

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../support/free-port.js';
@@ -16,12 +15,7 @@ const hook = { url: `http://127.0.0.1:${await freePort()}/ingest` };
 const onRedis = await startHookNode({ origin, hook, redisUrl: redis.url });
 const embedded = await startHookNode({ origin, hook });
 const dashboard = (node: typeof onRedis, path = '', init: RequestInit = {}): Promise<Response> =>
-  fetch(`${controlUrl(node)}/dashboard${path}`, { redirect: 'manual', ...init });
-
-function controlUrl(node: typeof onRedis): string {
-  const config = JSON.parse(fs.readFileSync(node.configPath, 'utf8')) as { control: { listen: string } };
-  return `http://${config.control.listen}`;
-}
+  fetch(`${node.controlUrl}/dashboard${path}`, { redirect: 'manual', ...init });
 
 test('the dashboard refuses a visitor without the API key', async () => {
   const res = await dashboard(onRedis, '/');

@@ -3,8 +3,9 @@ import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';
-import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
+import { E2E_API_KEY, e2eConfig } from '../support/node-config.js';
 import { startNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 // A `since` beyond the last sequence (a consumer whose position came from a run whose
@@ -13,7 +14,7 @@ import { waitFor } from '../support/wait-for.js';
 // ask `GET /events?since=<seq>&limit=1` first to learn its gap.
 
 const RING = 4;
-const AUTH = { authorization: `Bearer ${RESTARTABLE_API_KEY}` };
+const AUTH = { authorization: `Bearer ${E2E_API_KEY}` };
 
 interface Page {
   events: Envelope[];
@@ -25,9 +26,10 @@ interface Page {
 const setup = fixture(
   test,
   async () => {
-    const { config, control } = await restartableConfig();
+    const config = e2eConfig({ stateDir: tempDir(), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
     config['node'] = { ...(config['node'] as object), replay_ring: { max_events: RING } };
     const node = await startNode(config);
+    const control = node.controlUrl();
     const get = (path: string): Promise<Response> => fetch(`${control}/api/v1${path}`, { headers: AUTH, signal: AbortSignal.timeout(WAIT_MS) });
     // stats.sampled once a second overruns a ring of RING events.
     await waitFor(async () => {

@@ -7,6 +7,7 @@ import { DASHBOARD_CSP } from '../../http/dashboard.js';
 import { reap } from '../support/child-reaper.js';
 import { freePort } from '../support/free-port.js';
 import { hasExited } from '../support/listening.js';
+import { logLines } from '../support/log-lines.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -32,11 +33,9 @@ await node('edge-b');
 
 const keyFile = path.join(tempDir('weir-fleet-dashboard-'), 'api_key');
 fs.writeFileSync(keyFile, `${DASHBOARD_KEY}\n`);
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
 const env = { ...process.env };
 delete env['WEIR_API_KEY'];
-const dashboard = spawn(WEIR_BIN, ['dashboard', '--redis', redis.url, '--listen', `127.0.0.1:${port}`, '--api-key-file', keyFile], {
+const dashboard = spawn(WEIR_BIN, ['dashboard', '--redis', redis.url, '--listen', '127.0.0.1:0', '--api-key-file', keyFile], {
   stdio: ['ignore', 'pipe', 'pipe'],
   env,
 });
@@ -45,6 +44,9 @@ let output = '';
 dashboard.stdout.on('data', (d: Buffer) => (output += d.toString()));
 dashboard.stderr.on('data', (d: Buffer) => (output += d.toString()));
 const exited = new Promise<number | null>((resolve) => dashboard.once('close', (code) => resolve(code)));
+// It listens on a port the kernel gives and logs the bound address.
+const started = (): string | undefined => logLines(output).find((l) => l['msg'] === 'weir dashboard started')?.['listen'] as string | undefined;
+const base = `http://${await waitFor(() => !hasExited(dashboard) && started(), 15_000, `weir dashboard started\n${output}`)}`;
 
 const bearer = { authorization: `Bearer ${DASHBOARD_KEY}` };
 const get = (p: string, headers: Record<string, string> = {}): Promise<Response> =>
@@ -114,7 +116,7 @@ test('SIGTERM stops it with exit 0; the key never shows in its log', async () =>
 });
 
 test('without an API key it refuses to start, exit 2', async () => {
-  const res = await runWeir(['dashboard', '--redis', redis.url, '--listen', `127.0.0.1:${await freePort()}`]);
+  const res = await runWeir(['dashboard', '--redis', redis.url, '--listen', '127.0.0.1:0']);
   assert.is(res.code, 2);
   assert.match(res.stderr, 'weir dashboard needs an API key');
 });

@@ -5,7 +5,6 @@ import { curl } from '../support/curl.js';
 import { DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
-import { freePorts } from '../support/free-port.js';
 import { ofType } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
@@ -31,11 +30,10 @@ const setup = fixture(
   test,
   async () => {
     const stateDir = tempDir();
-    const [port] = await freePorts(1);
     const hook = await startFakeHook(policy);
     const config = e2eConfig({
       stateDir,
-      inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port }],
+      inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: 0 }],
       rules: [{ ip_cidr: ['127.0.0.1/32'], outbound: 'block' }],
       // The hook is asked with the process behind the flow.
       route: { process_lookup: true },
@@ -44,7 +42,7 @@ const setup = fixture(
     // Generous: the question waits for the process lookup, and a busy test machine is slow.
     config['ipc_hook'] = { path: hook.path, timeout_ms: 2000 };
     const [origin, node] = await Promise.all([startOrigin(), startNode(config)]);
-    return { origin, hook, node, events: eventsPath(stateDir), socks: `127.0.0.1:${port}` };
+    return { origin, hook, node, events: eventsPath(stateDir), socks: `127.0.0.1:${node.ports[SOCKS.tag]}` };
   },
   async ({ origin, hook, node }) => {
     await node.stop();

@@ -8,7 +8,6 @@ import { directRelayed } from '../support/direct-download.js';
 import { assertFlow } from '../support/flow-expect.js';
 import { knownFlows, nextFlows } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
-import { freePorts } from '../support/free-port.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
@@ -23,12 +22,11 @@ const setup = fixture(
   test,
   async () => {
     const stateDir = tempDir();
-    const [port] = await freePorts(1);
-    const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port }] });
+    const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: 0 }] });
     // Nothing listens on this socket: the hook process is down.
     config['ipc_hook'] = { path: path.join(stateDir, 'no-hook.sock') };
     const [origin, node] = await Promise.all([startOrigin(), startNode(config)]);
-    return { origin, node, events: eventsPath(stateDir), socks: `127.0.0.1:${port}` };
+    return { origin, node, events: eventsPath(stateDir), socks: `127.0.0.1:${node.ports[SOCKS.tag]}` };
   },
   async ({ origin, node }) => {
     await node.stop();

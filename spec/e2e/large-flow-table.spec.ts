@@ -6,7 +6,6 @@ import { RECORDS_PER_SLICE } from '../../streams/records-json.js';
 import { socksConnect } from '../bench/socks5-client.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';
-import { freePorts } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startNode } from '../support/start-node.js';
@@ -22,14 +21,13 @@ const API_KEY = 'e2e-api-key-not-a-secret';
 const setup = fixture(
   test,
   async () => {
-    const [socksPort, controlPort] = await freePorts(2);
     const origin = await startOrigin();
-    const base = e2eConfig({ stateDir: tempDir(), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
-    const node = await startNode({ ...base, control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY } });
+    const base = e2eConfig({ stateDir: tempDir(), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
+    const node = await startNode({ ...base, control: { listen: '127.0.0.1:0', api_key: API_KEY } });
     // Idle tunnels to the origin's HTTP port: it waits for a request that never comes.
     const tunnels: net.Socket[] = [];
-    while (tunnels.length < TUNNELS) tunnels.push((await socksConnect(socksPort!, origin.port, WAIT_MS)).socket);
-    return { origin, node, tunnels, api: `http://127.0.0.1:${controlPort}/api/v1` };
+    while (tunnels.length < TUNNELS) tunnels.push((await socksConnect(node.ports['socks-in']!, origin.port, WAIT_MS)).socket);
+    return { origin, node, tunnels, api: `${node.controlUrl()}/api/v1` };
   },
   async ({ origin, node, tunnels }) => {
     for (const t of tunnels) t.destroy();

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
-import { freePort } from '../support/free-port.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startNode } from '../support/start-node.js';
@@ -10,12 +9,11 @@ import { runWeir } from '../support/weir-bin.js';
 
 test('weir run --log-format pretty writes lines for a person, not JSON', async () => {
   const origin = await startOrigin();
-  const port = await freePort();
-  const node = await startNode(e2eConfig({ stateDir: tempDir('weir-pretty-'), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] }), {
+  const node = await startNode(e2eConfig({ stateDir: tempDir('weir-pretty-'), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] }), {
     runArgs: ['--log-format', 'pretty'],
   });
   try {
-    const res = await curl(['--socks5-hostname', `127.0.0.1:${port}`, '-o', '/dev/null', origin.url('/bytes/16')]);
+    const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports['socks-in']}`, '-o', '/dev/null', origin.url('/bytes/16')]);
     assert.is(res.code, 0, res.stderr);
     assert.is(await node.stop(), 0);
     const lines = node.stdout().trimEnd().split('\n');

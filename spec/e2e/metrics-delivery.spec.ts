@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePort } from '../support/free-port.js';
 import { scrapeChecked } from '../support/metrics-scrape.js';
 import { startOrigin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
@@ -21,10 +20,9 @@ test('the delivery latency histogram counts each acknowledged event once, from i
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   receiver.respond(() => ({ status: 200, delayMs: ANSWER_DELAY_MS }));
   const origin = await startOrigin();
-  const metricsPort = await freePort();
-  const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 4 }, control: { metrics_listen: `127.0.0.1:${metricsPort}` } });
-  const open = `http://127.0.0.1:${metricsPort}/metrics`;
+  const hn = await startHookNode({ origin, hook: { url: receiver.url(), batch_size: 4 }, control: { metrics_listen: '127.0.0.1:0' } });
   try {
+    const open = `${await hn.metricsUrl()}/metrics`;
     const ports = await hn.curlFlows(10);
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), WAIT_MS, 'every flow.completed acknowledged');
     const acknowledged = receiver.acknowledged().filter((e) => e['event_type'] === 'flow.completed');
@@ -64,12 +62,12 @@ test('the delivery latency histogram counts each acknowledged event once, from i
 
 test('the metrics listener answers GET /metrics without the key and nothing else; the control plane still wants the key', async () => {
   const origin = await startOrigin();
-  const metricsPort = await freePort();
-  const hn = await startHookNode({ origin, hook: null, control: { metrics_listen: `127.0.0.1:${metricsPort}` } });
-  const at = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`http://127.0.0.1:${metricsPort}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+  const hn = await startHookNode({ origin, hook: null, control: { metrics_listen: '127.0.0.1:0' } });
   try {
+    const metricsUrl = await hn.metricsUrl();
+    const at = (path: string, init: RequestInit = {}): Promise<Response> => fetch(`${metricsUrl}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
     await hn.curlFlow();
-    const open = await scrapeChecked(`http://127.0.0.1:${metricsPort}/metrics?x=1`);
+    const open = await scrapeChecked(`${metricsUrl}/metrics?x=1`);
     assert.ok((open.get('weir_flows_started_total') ?? 0) >= 1);
     const keyed = await scrapeChecked(`${hn.controlUrl}/metrics`, hn.apiKey);
     assert.is(keyed.get('weir_flows_started_total'), open.get('weir_flows_started_total'));

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePort } from '../support/free-port.js';
 import { scrapeChecked } from '../support/metrics-scrape.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
@@ -17,9 +16,9 @@ test('weir_redis_up follows Redis down and back, and the BullMQ deliveries are m
   const redis = await startRedisServer();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   const origin = await startOrigin();
-  const metricsPort = await freePort();
-  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() }, control: { metrics_listen: `127.0.0.1:${metricsPort}` } });
-  const scrape = (): Promise<Map<string, number>> => scrapeChecked(`http://127.0.0.1:${metricsPort}/metrics`);
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url() }, control: { metrics_listen: '127.0.0.1:0' } });
+  // Read at each scrape, inside the try: a node that never logs its metrics listener is still stopped.
+  const scrape = async (): Promise<Map<string, number>> => scrapeChecked(`${await hn.metricsUrl()}/metrics`);
   const redisUp = async (value: number, what: string): Promise<Map<string, number>> =>
     waitFor(async () => {
       const scraped = await scrape();

@@ -5,31 +5,35 @@ import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';
 import { ofType, readJsonl, waitForEvents } from '../support/jsonl.js';
+import { E2E_API_KEY, e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { RESTARTABLE_API_KEY, restartableConfig } from '../support/restartable-config.js';
 import { startNode } from '../support/start-node.js';
+import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { SseClient, WsClient } from '../support/event-clients.js';
 
 /** The node's replay ring: six flows of three events or more overrun it several times. */
 const RING = 8;
 const FLOWS = 6;
-const AUTH = { authorization: `Bearer ${RESTARTABLE_API_KEY}` };
+const AUTH = { authorization: `Bearer ${E2E_API_KEY}` };
 
 const setup = fixture(
   test,
   async () => {
     const origin = await startOrigin();
-    const { config, control, events } = await restartableConfig();
+    const stateDir = tempDir();
+    const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
     config['node'] = { ...(config['node'] as object), replay_ring: { max_events: RING } };
     const node = await startNode(config);
+    const control = node.controlUrl();
+    const events = eventsPath(stateDir);
     const api = (path: string): Promise<Response> => fetch(`${control}/api/v1${path}`, { headers: AUTH, signal: AbortSignal.timeout(WAIT_MS) });
     // A consumer's position before the traffic: what it resumes from once the ring has moved on.
     const since = await waitFor(async () => {
       const res = await api('/events').catch(() => null);
       return res?.ok ? ((await res.json()) as { last_sequence: number }).last_sequence : undefined;
     }, WAIT_MS, 'the control plane');
-    const socks = `127.0.0.1:${(config['inbounds'] as { port: number }[])[0]!.port}`;
+    const socks = `127.0.0.1:${node.ports['socks-in']}`;
     for (let i = 0; i < FLOWS; i++) assert.is((await curl(['--socks5-hostname', socks, origin.url(`/bytes/10?n=${i}`)])).code, 0);
     await waitForEvents(events, (es) => ofType(es, 'flow.completed').length === FLOWS, WAIT_MS, 'every flow.completed archived');
     return { origin, node, control, events, since, api };
@@ -114,7 +118,7 @@ test('SSE with a type filter: the gap holds flow.completed the consumer could no
 
 test('SSE: an EventSource gets the gap header, skips the comment and gets the replay as frames', async () => {
   const { control, since } = await setup();
-  const es = new SseClient(`${control}/api/v1/events/stream?since=${since}`, { key: RESTARTABLE_API_KEY });
+  const es = new SseClient(`${control}/api/v1/events/stream?since=${since}`, { key: E2E_API_KEY });
   try {
     await waitFor(() => es.frames.some((f) => f.event === 'flow.snapshot'), WAIT_MS, 'the snapshot');
     const watermark = Number(es.frames.find((f) => f.event === 'flow.snapshot')!.id);
@@ -137,7 +141,7 @@ test('SSE: a since beyond the last sequence resumes from the start of the run, a
 
 test('WebSocket: a since older than the ring gets the gap as a header of the 101, and only envelopes', async () => {
   const { control, since } = await setup();
-  const ws = new WsClient(`${control.replace('http:', 'ws:')}/api/v1/events/ws?since=${since}`, { key: RESTARTABLE_API_KEY });
+  const ws = new WsClient(`${control.replace('http:', 'ws:')}/api/v1/events/ws?since=${since}`, { key: E2E_API_KEY });
   try {
     await waitFor(() => ws.envelopes.some((e) => e.event_type === 'flow.snapshot'), WAIT_MS, 'the snapshot');
     const snapshotAt = ws.envelopes.findIndex((e) => e.event_type === 'flow.snapshot');
@@ -175,7 +179,7 @@ test('a since the ring still holds the events after gets no gap on SSE, WebSocke
   assert.is(sse.blocks[0]!.comment, undefined, 'no comment');
   assert.is(Number(sse.blocks[0]!.id), inside + 1, 'the replay begins right after since');
 
-  const ws = new WsClient(`${control.replace('http:', 'ws:')}/api/v1/events/ws?since=${inside}`, { key: RESTARTABLE_API_KEY });
+  const ws = new WsClient(`${control.replace('http:', 'ws:')}/api/v1/events/ws?since=${inside}`, { key: E2E_API_KEY });
   try {
     await waitFor(() => ws.envelopes.length > 0, WAIT_MS, 'the replay');
     assert.ok(ws.upgradeHeaders !== null, 'upgraded');

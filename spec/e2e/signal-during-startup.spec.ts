@@ -4,7 +4,6 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { reap } from '../support/child-reaper.js';
-import { freePort } from '../support/free-port.js';
 import { ofType, readJsonl } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -21,8 +20,7 @@ interface Interrupted {
 async function interruptAfter(delayMs: number): Promise<Interrupted> {
   const stateDir = tempDir();
   const configPath = path.join(stateDir, 'weir.json');
-  const port = await freePort();
-  fs.writeFileSync(configPath, JSON.stringify(e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] })));
+  fs.writeFileSync(configPath, JSON.stringify(e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] })));
   const child = spawn(WEIR_BIN, ['run', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
   reap(child);
   let stderr = '';

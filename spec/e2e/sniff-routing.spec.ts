@@ -8,7 +8,6 @@ import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf } from '../support/
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { fixture } from '../support/fixture.js';
 import { settlesBeforeFar } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { closedConnection, startOrigin } from '../support/origin.js';
 import { assertDirectBytes } from '../support/relay-bytes.js';
@@ -46,12 +45,11 @@ const setup = fixture(
   test,
   async () => {
     const stateDir = tempDir();
-    const [socksPort, httpPort] = await freePorts(2);
     const config = e2eConfig({
       stateDir,
       inbounds: [
-        { type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: socksPort },
-        { type: 'http', tag: HTTP.tag, listen: '127.0.0.1', port: httpPort },
+        { type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: 0 },
+        { type: 'http', tag: HTTP.tag, listen: '127.0.0.1', port: 0 },
       ],
       rules: [
         { domain_suffix: ['sniffed.test'], outbound: 'block' },
@@ -60,7 +58,7 @@ const setup = fixture(
     });
     config['route'] = { ...(config['route'] as object), sniff_timeout_ms: SNIFF_TIMEOUT_MS };
     const [origin, tlsOrigin, banner, node] = await Promise.all([startOrigin(), startRawServer(null), startRawServer('220 banner\r\n'), startNode(config)]);
-    return { origin, tlsOrigin, banner, node, events: eventsPath(stateDir), socks: `127.0.0.1:${socksPort}`, http: `127.0.0.1:${httpPort}` };
+    return { origin, tlsOrigin, banner, node, events: eventsPath(stateDir), socks: `127.0.0.1:${node.ports[SOCKS.tag]}`, http: `127.0.0.1:${node.ports[HTTP.tag]}` };
   },
   async ({ origin, tlsOrigin, banner, node }) => {
     await node.stop();

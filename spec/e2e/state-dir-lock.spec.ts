@@ -3,7 +3,6 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
-import { freePorts } from '../support/free-port.js';
 import { ofType, readJsonl } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
@@ -11,18 +10,17 @@ import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { runWeir } from '../support/weir-bin.js';
 
-async function socksConfig(stateDir: string): Promise<Record<string, unknown>> {
-  const [port] = await freePorts(1);
-  return e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] });
+function socksConfig(stateDir: string): Record<string, unknown> {
+  return e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
 }
 
 test('a second weir run on a running node state_dir is refused before it opens anything of it', async () => {
   const origin = await startOrigin();
-  const node = await startNode(await socksConfig(tempDir()));
+  const node = await startNode(socksConfig(tempDir()));
   try {
-    // Another config (other port: it could listen) naming the same state_dir.
+    // Another config (a port of its own: it could listen) naming the same state_dir.
     const second = path.join(tempDir(), 'second.json');
-    fs.writeFileSync(second, JSON.stringify(await socksConfig(node.stateDir)));
+    fs.writeFileSync(second, JSON.stringify(socksConfig(node.stateDir)));
     const refused = await runWeir(['run', '-c', second]);
     assert.is(refused.code, 1);
     assert.match(refused.stderr, `state_dir ${node.stateDir} is in use by another weir node (pid ${node.pid})`);

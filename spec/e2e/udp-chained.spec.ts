@@ -4,7 +4,6 @@ import { stopAndAudit } from '../support/audit.js';
 import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
-import { freePorts } from '../support/free-port.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { associate } from '../support/socks5-udp-client.js';
 import { startNode } from '../support/start-node.js';
@@ -25,9 +24,8 @@ const setup = fixture(
     const proxies: Record<Routed, UpstreamProxy> = { dante, ms, doomed };
     const [echo, other] = await Promise.all([startUdpEcho(), startUdpEcho({ answer: (d) => Buffer.from(d.toString().toUpperCase()) })]);
     const stateDir = tempDir();
-    const ports = await freePorts(ROUTED.length);
     const config = {
-      ...e2eConfig({ stateDir, inbounds: ROUTED.map((tag, i) => ({ type: 'socks', tag: `in-${tag}`, listen: '127.0.0.1', port: ports[i] })) }),
+      ...e2eConfig({ stateDir, inbounds: ROUTED.map((tag) => ({ type: 'socks', tag: `in-${tag}`, listen: '127.0.0.1', port: 0 })) }),
       outbounds: [{ type: 'direct', tag: 'direct' }, ...ROUTED.map((tag) => hopOutbound(tag, proxies[tag]))],
       route: { mode: 'rule', rules: ROUTED.map((tag) => ({ inbound: [`in-${tag}`], outbound: tag })), final: 'direct' },
     };

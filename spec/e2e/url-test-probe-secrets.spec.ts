@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
 import { jsonOrUndefined } from '../support/json-or-undefined.js';
 import { ofType, waitForEvents } from '../support/jsonl.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
@@ -20,25 +19,24 @@ const NEXT_SECRET = 'probe-token-8e42b0d3';
 test("a url_test probe URL's query values show as REDACTED wherever the node shows it, while the origin is asked the full query", async () => {
   const origin = await startOrigin();
   const stateDir = tempDir('weir-probe-url-');
-  const [socksPort, controlPort] = await freePorts(2);
   const probePath = (token: string): string => `/bytes/2?token=${token}&v=2`;
   const auto = (token: string): Record<string, unknown> => ({ type: 'url_test', tag: 'auto', members: ['direct'], url: origin.url(probePath(token)) });
   const shown = origin.url('/bytes/2?token=REDACTED&v=REDACTED');
   const configOf = (token: string): Record<string, unknown> => ({
     ...e2eConfig({
       stateDir,
-      inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }],
+      inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }],
       outbounds: [auto(token)],
       route: { final: 'auto' },
     }),
     // The most the node logs: a URL in any log line would show.
     log: { level: 'trace' },
-    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY },
+    control: { listen: '127.0.0.1:0', api_key: API_KEY },
   });
   const node = await startNode(configOf(SECRET));
   const texts: string[] = [];
   const api = async (path: string, method = 'GET'): Promise<{ status: number; json: Record<string, unknown> }> => {
-    const res = await fetch(`http://127.0.0.1:${controlPort}/api/v1${path}`, {
+    const res = await fetch(`${node.controlUrl()}/api/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${API_KEY}` },
       signal: AbortSignal.timeout(10_000),

@@ -4,7 +4,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
-import { freePorts } from '../support/free-port.js';
 import { checkProperty } from '../support/fuzz.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
@@ -20,11 +19,11 @@ let port: number;
 
 test.before(async () => {
   const stateDir = tempDir();
-  [port] = (await freePorts(1)) as [number];
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'http', tag: 'http-in', listen: '127.0.0.1', port }], route: { final: 'block' } });
+  const config = e2eConfig({ stateDir, inbounds: [{ type: 'http', tag: 'http-in', listen: '127.0.0.1', port: 0 }], route: { final: 'block' } });
   config['event_sinks'] = [];
   config['flows'] = { handshake_timeout_ms: 2000 };
   node = await startNode(config);
+  port = node.ports['http-in']!;
 });
 test.after(async () => {
   await node.stop();

@@ -1,7 +1,6 @@
 import * as assert from 'uvu/assert';
 import type { Endpoint, FlowFailure, FlowRecord, RelayHop, TagProtocol } from '../../streams/contract.js';
 import { recordOf } from './flow-expect.js';
-import { freePorts } from './free-port.js';
 import type { FlowLifecycle } from './flow-lifecycle.js';
 import { e2eConfig } from './node-config.js';
 import type { OriginConnection } from './origin.js';
@@ -95,27 +94,18 @@ export function assertHopFailed(flow: FlowLifecycle, route: RouteExpectation, ta
 
 /**
  * Starts a node whose socks inbound `in-<tag>` is routed to outbound `<tag>` (rule i
- * for routed[i]), with the given outbounds. Inbound ports are picked free just before
- * the start; another process may take one meanwhile, so a start that fails on a port
- * already in use is retried with new ports.
+ * for routed[i]), with the given outbounds; the inbounds listen on ports the kernel gives.
  */
 export async function startChainNode(
   outbounds: Record<string, unknown>[],
   routed: readonly string[],
 ): Promise<{ node: WeirNode; stateDir: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const stateDir = tempDir();
-    const ports = await freePorts(routed.length);
-    const inbounds = routed.map((tag, i) => ({ type: 'socks', tag: `in-${tag}`, listen: '127.0.0.1', port: ports[i] }));
-    const config = {
-      ...e2eConfig({ stateDir, inbounds, flows: { connect_timeout_ms: 3000 } }),
-      outbounds,
-      route: { mode: 'rule', rules: routed.map((tag) => ({ inbound: [`in-${tag}`], outbound: tag })), final: 'direct' },
-    };
-    try {
-      return { node: await startNode(config), stateDir };
-    } catch (err) {
-      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
-    }
-  }
+  const stateDir = tempDir();
+  const inbounds = routed.map((tag) => ({ type: 'socks', tag: `in-${tag}`, listen: '127.0.0.1', port: 0 }));
+  const config = {
+    ...e2eConfig({ stateDir, inbounds, flows: { connect_timeout_ms: 3000 } }),
+    outbounds,
+    route: { mode: 'rule', rules: routed.map((tag) => ({ inbound: [`in-${tag}`], outbound: tag })), final: 'direct' },
+  };
+  return { node: await startNode(config), stateDir };
 }

@@ -2,7 +2,6 @@ import type { Test } from 'uvu';
 import { curl } from './curl.js';
 import { WAIT_MS } from './far-bound.js';
 import { fixture } from './fixture.js';
-import { freePorts } from './free-port.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
 import { e2eConfig, eventsPath } from './node-config.js';
 import { startOrigin, type Origin } from './origin.js';
@@ -59,11 +58,10 @@ export function clashFixture(suite: Test): () => Promise<ClashSetup> {
     suite,
     async () => {
       const stateDir = tempDir();
-      const [mixedPort, controlPort] = await freePorts(2);
       const origin = await startOrigin();
       const config = e2eConfig({
         stateDir,
-        inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: mixedPort }],
+        inbounds: [{ type: 'mixed', tag: 'mixed-in', listen: '127.0.0.1', port: 0 }],
         outbounds: [
           { type: 'selector', tag: 'proxy', members: ['direct', 'block'], default: 'direct' },
           { type: 'url_test', tag: 'auto', members: ['direct'], url: origin.url('/bytes/0') },
@@ -71,19 +69,20 @@ export function clashFixture(suite: Test): () => Promise<ClashSetup> {
         rules: [{ domain_suffix: ['blocked.test'], outbound: 'block' }],
         route: { final: 'proxy' },
       });
-      config['control'] = { listen: `127.0.0.1:${controlPort}`, api_key: CLASH_KEY };
+      config['control'] = { listen: '127.0.0.1:0', api_key: CLASH_KEY };
       const node = await startNode(config).catch(async (err: unknown) => {
         await origin.close();
         throw err;
       });
-      const base = `http://127.0.0.1:${controlPort}`;
-      const via = ['--socks5-hostname', `127.0.0.1:${mixedPort}`];
+      const base = node.controlUrl();
+      const controlPort = Number(new URL(base).port);
+      const via = ['--socks5-hostname', `127.0.0.1:${node.ports['mixed-in']}`];
       const setup: ClashSetup = {
         origin,
         node,
         events: eventsPath(stateDir),
         base,
-        controlPort: controlPort!,
+        controlPort,
         via,
         async call(path, init = {}) {
           const headers: Record<string, string> = { ...init.headers };

@@ -59,8 +59,12 @@ async function takeFreePort(pick: () => number): Promise<number> {
 }
 
 /**
- * A loopback TCP port that was free a moment ago, for a child process to bind. Also
- * serves as a closed port for dial failures.
+ * A loopback TCP port that was free a moment ago. Only for what port 0 cannot give: a
+ * process that binds it and does not report a kernel port (redis-server, microsocks,
+ * danted, tinyproxy, `weir deliver --health`), a node started
+ * again on the same ports (restartableConfig), or a closed port for a dial failure.
+ * Whatever reports its port listens on 0 instead: a weir node (startNode reads the
+ * ready line) and in-process servers (server.address()).
  */
 export async function freePort(): Promise<number> {
   return takeFreePort(randomPort);

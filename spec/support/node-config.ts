@@ -1,6 +1,8 @@
 import path from 'node:path';
 
 export const E2E_NODE_ID = 'e2e-node';
+/** control.api_key of an e2eConfig. */
+export const E2E_API_KEY = 'e2e-api-key-not-a-secret';
 
 export interface E2eConfigParts {
   stateDir: string;
@@ -28,7 +30,7 @@ export function e2eConfig(parts: E2eConfigParts): Record<string, unknown> {
   return {
     node: { id: E2E_NODE_ID, state_dir: parts.stateDir },
     log: { level: 'info' },
-    control: { listen: '127.0.0.1:0', api_key: 'e2e-api-key-not-a-secret' },
+    control: { listen: '127.0.0.1:0', api_key: E2E_API_KEY },
     ...(parts.flows ? { flows: parts.flows } : {}),
     inbounds: parts.inbounds,
     outbounds: [{ type: 'direct', tag: 'direct' }, { type: 'block', tag: 'block' }, ...(parts.outbounds ?? [])],

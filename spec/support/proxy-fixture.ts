@@ -1,6 +1,5 @@
 import type { Test } from 'uvu';
 import { fixture } from './fixture.js';
-import { freePorts } from './free-port.js';
 import { e2eConfig, eventsPath, type E2eConfigParts } from './node-config.js';
 import { startOrigin, type Origin } from './origin.js';
 import { startNode, type WeirNode } from './start-node.js';
@@ -16,7 +15,7 @@ export interface ProxySetup {
 }
 
 export interface ProxyFixtureOptions extends Omit<E2eConfigParts, 'stateDir' | 'inbounds'> {
-  /** Inbounds without `port`; each gets a free loopback port. */
+  /** Inbounds without `port`; each listens on a port the kernel gives (port 0). */
   inbounds: Record<string, unknown>[];
   env?: Record<string, string>;
 }
@@ -30,8 +29,7 @@ export function proxyFixture(suite: Test, opts: ProxyFixtureOptions): () => Prom
     suite,
     async () => {
       const stateDir = tempDir();
-      const ports = await freePorts(opts.inbounds.length);
-      const inbounds = opts.inbounds.map((inbound, i) => ({ listen: '127.0.0.1', ...inbound, port: ports[i] }));
+      const inbounds = opts.inbounds.map((inbound) => ({ listen: '127.0.0.1', ...inbound, port: 0 }));
       const origin = await startOrigin();
       const node = await startNode(e2eConfig({ ...opts, stateDir, inbounds }), opts.env ? { env: opts.env } : {}).catch(async (err: unknown) => {
         await origin.close();

@@ -1,8 +1,8 @@
 import { freePorts } from './free-port.js';
-import { e2eConfig, eventsPath, type E2eConfigParts } from './node-config.js';
+import { E2E_API_KEY, e2eConfig, eventsPath, type E2eConfigParts } from './node-config.js';
 import { tempDir } from './temp-dir.js';
 
-export const RESTARTABLE_API_KEY = 'e2e-api-key-not-a-secret';
+export const RESTARTABLE_API_KEY = E2E_API_KEY;
 
 export interface RestartableConfig {
   config: Record<string, unknown>;

@@ -2,8 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { reap } from './child-reaper.js';
 import { hasExited, waitListening } from './listening.js';
+import { readyPorts } from './ready-facts.js';
 import { bootSlot } from './start-slots.js';
 import { tempDir } from './temp-dir.js';
 import { WEIR_BIN } from './weir-bin.js';
@@ -11,7 +13,7 @@ import { WEIR_BIN } from './weir-bin.js';
 export interface StartNodeOptions {
   /** Extra environment, e.g. the variables `{ "env": NAME }` secrets name. */
   env?: Record<string, string>;
-  /** Bound on the wait for every inbound port to accept, from the spawn. @defaultValue 30000 */
+  /** Bound on the wait for the node to serve, from the spawn. @defaultValue 30000 */
   readyTimeoutMs?: number;
   /** Starts `weir run FILE` (the file as the positional argument) instead of `weir run -c FILE`. */
   positionalConfig?: boolean;
@@ -24,8 +26,10 @@ export interface WeirNode {
   /** node.state_dir of the config (a temp dir when the config has none). */
   stateDir: string;
   configPath: string;
-  /** Inbound tag → listening port, as the config gives them. */
+  /** Inbound tag → listening port: the config's, or the one the kernel gave a `port: 0` inbound. */
   ports: Record<string, number>;
+  /** The control plane's base URL (`http://host:port`, no `/api/v1`), from the ready line. */
+  controlUrl(): string;
   stdout(): string;
   stderr(): string;
   /** Sends `signal` and resolves with the exit code (SIGKILL after 10 s: then null). */
@@ -40,8 +44,10 @@ interface InboundLiteral {
 }
 
 /**
- * Writes `config` to a file, starts `weir run -c file` and resolves once every inbound
- * port accepts a connection. The child is killed when the test process exits.
+ * Writes `config` to a file, starts `weir run -c file` and resolves once it serves: when
+ * an inbound asks for port 0, once the ready line names the ports the kernel gave;
+ * otherwise once every inbound port accepts a connection (the ready line may still be
+ * on its way then). The child is killed when the test process exits.
  */
 export async function startNode(config: Record<string, unknown>, opts: StartNodeOptions = {}): Promise<WeirNode> {
   const stateDir = (config['node'] as { state_dir?: string } | undefined)?.state_dir ?? tempDir();
@@ -73,6 +79,11 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
     stateDir,
     configPath,
     ports: Object.fromEntries(inbounds.map((i) => [i.tag, i.port])),
+    controlUrl: () => {
+      const ready = readyPorts(err, []);
+      if (!ready) throw new Error(`weir printed no ready line yet; stderr: ${err}`);
+      return ready.controlUrl;
+    },
     stdout: () => out,
     stderr: () => err,
     stop: (signal = 'SIGTERM') => stopChild(child, exit, signal),
@@ -81,7 +92,12 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
     },
   };
   try {
-    await waitUntilListening(child, inbounds, opts.readyTimeoutMs ?? 30_000);
+    const timeoutMs = opts.readyTimeoutMs ?? 30_000;
+    if (inbounds.some((i) => i.port === 0)) {
+      node.ports = await waitUntilReady(child, () => err, inbounds, timeoutMs);
+    } else {
+      await waitUntilListening(child, inbounds, timeoutMs);
+    }
   } catch (error) {
     await node.kill9();
     throw new Error(`${(error as Error).message}\nstdout: ${out}\nstderr: ${err}`, { cause: error });
@@ -109,5 +125,23 @@ async function waitUntilListening(child: ChildProcess, inbounds: readonly Inboun
       const pending = inbounds.slice(i).map((p) => `${p.tag}:${p.port}`);
       throw new Error(`weir did not listen on ${pending.join(', ')} within ${timeoutMs} ms`);
     }
+  }
+}
+
+/** Polls the node's stderr for the ready line until `child` exits or `timeoutMs` passes; resolves with its inbound ports. */
+async function waitUntilReady(
+  child: ChildProcess,
+  stderr: () => string,
+  inbounds: readonly InboundLiteral[],
+  timeoutMs: number,
+): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  const tags = inbounds.map((i) => i.tag);
+  for (;;) {
+    const ready = readyPorts(stderr(), tags);
+    if (ready) return ready.inbounds;
+    if (hasExited(child)) throw new Error(`weir exited (code ${child.exitCode}, signal ${child.signalCode}) before its ready line`);
+    if (Date.now() >= deadline) throw new Error(`weir printed no ready line within ${timeoutMs} ms`);
+    await sleep(25);
   }
 }

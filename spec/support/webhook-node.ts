@@ -1,8 +1,10 @@
 import * as assert from 'uvu/assert';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
+import { authority } from '../../actors/net/authority.js';
 import { curl } from './curl.js';
-import { freePorts } from './free-port.js';
+import { WAIT_MS } from './far-bound.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
+import { logLines } from './log-lines.js';
 import { e2eConfig, eventsPath } from './node-config.js';
 import type { Origin } from './origin.js';
 import { startNode, type WeirNode } from './start-node.js';
@@ -43,8 +45,10 @@ export interface HookNode {
   /** The running process; replaced by `restart`. */
   node: WeirNode;
   configPath: string;
-  /** `http://127.0.0.1:<control port>` */
-  controlUrl: string;
+  /** `http://127.0.0.1:<control port>` of the running process (a restart may change the port). */
+  readonly controlUrl: string;
+  /** `http://host:port` of `control.metrics_listen`, as the node logs it (`metrics listening`, the bound port for port 0). */
+  metricsUrl(): Promise<string>;
   /** The API key, for calls that do not go through `api`. */
   apiKey: string;
   /** The node's JSONL sink of every event type. */
@@ -59,7 +63,7 @@ export interface HookNode {
   curlFlow(): Promise<number>;
   /** `count` curls, `parallel` at a time; the local ports in completion order. */
   curlFlows(count: number, parallel?: number): Promise<number[]>;
-  /** Starts the node again on the same config file, ports and state dir (after a stop or a kill -9). */
+  /** Starts the node again on the same config file and state dir (after a stop or a kill -9); its ports are the kernel's again. */
   restart(): Promise<void>;
 }
 
@@ -72,8 +76,7 @@ let curls = 0;
  */
 export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   const stateDir = opts.stateDir ?? tempDir('weir-webhook-');
-  const [socksPort, controlPort] = await freePorts(2);
-  const base = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: socksPort }] });
+  const base = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
   const hook = opts.hook && {
     type: 'webhook',
     tag: 'hook',
@@ -88,16 +91,14 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   const config = {
     ...base,
     ...(opts.nodeId ? { node: { ...(base['node'] as object), id: opts.nodeId } } : {}),
-    control: { listen: `127.0.0.1:${controlPort}`, api_key: API_KEY, ...opts.control },
+    control: { listen: '127.0.0.1:0', api_key: API_KEY, ...opts.control },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
     event_sinks: [...(base['event_sinks'] as unknown[]), ...(hook ? [hook] : [])],
   };
   const bodies: string[] = [];
-  const controlUrl = `http://127.0.0.1:${controlPort}`;
-  const baseUrl = `${controlUrl}/api/v1`;
   const api: HookNode['api'] = async (path, init = {}) => {
-    const res = await fetch(`${baseUrl}${path}`, {
+    const res = await fetch(`${hookNode.controlUrl}/api/v1${path}`, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${API_KEY}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -109,21 +110,22 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
   };
   const curlFlow = async (): Promise<number> => {
     const target = opts.origin.url(`/bytes/64?n=${++curls}`);
-    const res = await curl(['--socks5-hostname', `127.0.0.1:${socksPort}`, '-o', '/dev/null', '-w', '%{local_port}', target]);
+    const res = await curl(['--socks5-hostname', `127.0.0.1:${hookNode.node.ports['socks-in']}`, '-o', '/dev/null', '-w', '%{local_port}', target]);
     assert.is(res.code, 0, `curl through the node: ${res.stderr}`);
     return Number(res.body.toString());
   };
-  // The control plane listens a moment after the inbounds do.
-  const boot = async (): Promise<WeirNode> => {
-    const node = await startNode(config);
-    await waitFor(() => api('/sinks').then((r) => r.status === 200, () => false), 10_000, 'the control plane');
-    return node;
-  };
-  const first = await boot();
+  const first = await startNode(config);
   const hookNode: HookNode = {
     node: first,
     configPath: first.configPath,
-    controlUrl,
+    get controlUrl() {
+      return hookNode.node.controlUrl();
+    },
+    metricsUrl() {
+      // The log line may reach stdout after the ready line reached stderr.
+      const listening = (): Record<string, unknown> | undefined => logLines(hookNode.node.stdout()).find((l) => l['msg'] === 'metrics listening');
+      return waitFor(listening, WAIT_MS, 'the metrics listener in the log').then((l) => `http://${authority({ host: String(l['host']), port: Number(l['port']) })}`);
+    },
     apiKey: API_KEY,
     events: eventsPath(stateDir),
     bodies,
@@ -153,7 +155,7 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
       return ports;
     },
     async restart() {
-      hookNode.node = await boot();
+      hookNode.node = await startNode(config);
     },
   };
   return hookNode;
