@@ -2,7 +2,7 @@ import querystring from 'node:querystring';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HISTORY_PAGE } from '../../actors/control/control-ops.js';
+import { FLOW_PAGE } from '../../actors/control/control-ops.js';
 import { ControlError } from '../../actors/control/control-error.js';
 import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, streamParams, typesParam } from '../../http/common/query-params.js';
 import { completedFlowsQuery, flowsState } from '../../http/routes/completed-flows.js';
@@ -46,7 +46,7 @@ test('any query string gives the routes values in range or BAD_REQUEST', async (
       const q = querystring.parse(text);
       refusedOrReturns(() => {
         const flows = completedFlowsQuery(q);
-        assert.ok(flows.limit === undefined || (flows.limit >= 1 && flows.limit <= HISTORY_PAGE.max), String(flows.limit));
+        assert.ok(flows.limit === undefined || (flows.limit >= 1 && flows.limit <= FLOW_PAGE.max), String(flows.limit));
         assert.ok(inRange(flows.since_unix_ms, Number.MAX_SAFE_INTEGER) && inRange(flows.until_unix_ms, Number.MAX_SAFE_INTEGER));
         assert.ok(typeof flows.before !== 'number' || inRange(flows.before, Number.MAX_SAFE_INTEGER));
       });
