@@ -21,7 +21,7 @@ export interface LimitsSettings {
   /** Idle connections held to the control plane, and for how long after they are all open. */
   readonly controlIdle: number;
   readonly controlHoldMs: number;
-  /** The operator's probe: a health request every healthEveryMs, a flow listing every flowsEveryMs. */
+  /** The operator's probe: health every healthEveryMs; the flow listing and its first page every flowsEveryMs. */
   readonly healthEveryMs: number;
   readonly flowsEveryMs: number;
   readonly budgetMs: number;
@@ -43,14 +43,18 @@ export interface LimitsResult {
 
 const say = (line: string): void => console.log(`limits: ${line}`);
 
-/** The operator's two requests, each at its own interval until `until` settles. */
-async function probeBoth(port: number, s: LimitsSettings, until: Promise<unknown>): Promise<ProbeSummary[]> {
+/** The operator's requests: health, the whole flow listing and its first page. */
+const PROBED = [
+  { path: '/api/v1/health', every: (s: LimitsSettings) => s.healthEveryMs },
+  { path: '/api/v1/flows', every: (s: LimitsSettings) => s.flowsEveryMs },
+  { path: '/api/v1/flows?limit=100', every: (s: LimitsSettings) => s.flowsEveryMs },
+] as const;
+
+/** The operator's requests (PROBED), each at its own interval until `until` settles. */
+async function probeAll(port: number, s: LimitsSettings, until: Promise<unknown>): Promise<ProbeSummary[]> {
   const target = (path: string): ProbeTarget => ({ port, path, apiKey: WEIR_API_KEY });
-  const [health, flows] = await Promise.all([
-    probe(target('/api/v1/health'), s.healthEveryMs, until),
-    probe(target('/api/v1/flows'), s.flowsEveryMs, until),
-  ]);
-  return [summarizeProbe('GET /api/v1/health', health, s.budgetMs), summarizeProbe('GET /api/v1/flows', flows, s.budgetMs)];
+  const samples = await Promise.all(PROBED.map((p) => probe(target(p.path), p.every(s), until)));
+  return PROBED.map((p, i) => summarizeProbe(`GET ${p.path}`, samples[i]!, s.budgetMs));
 }
 
 /** CPU (in cores) and RSS of the node over f. */
@@ -70,9 +74,9 @@ function report(phase: LimitsPhase, s: LimitsSettings): void {
 /**
  * One weir node (as the proxy part starts it, with a control port of its own). Phase
  * tunnels: `tunnels` idle SOCKS5 tunnels held, then perSecond new connections for rateMs
- * while the probe asks for health and the flow listing. Phase control: controlIdle idle
- * connections opened to the control plane and held, the probe running from the first
- * of them until controlHoldMs after the last.
+ * while the probe asks for health, the flow listing and its first page. Phase control:
+ * controlIdle idle connections opened to the control plane and held, the probe running
+ * from the first of them until controlHoldMs after the last.
  */
 export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: LimitsSettings): Promise<LimitsResult> {
   const notes: string[] = [];
@@ -100,7 +104,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
       const rate = { kind: 'rate', port: node.ports.echoOnce, proto: node.proto, target: { host: '127.0.0.1', port: l.origins.echoOncePort }, concurrency: 200, ms: s.rateMs, perSecond: s.perSecond } as const;
       const { result, cores, rssMiB } = await watched(node.pid, async () => {
         const load = runLoad(l.binary, rate, s.rateMs + 30_000);
-        const [probes, run] = await Promise.all([probeBoth(controlPort, s, load), load]);
+        const [probes, run] = await Promise.all([probeAll(controlPort, s, load), load]);
         return { probes, run };
       });
       const run = result.run;
@@ -122,7 +126,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
     await quiet(target);
     const { result, cores, rssMiB } = await watched(node.pid, async () => {
       const holding = holdIdle(controlPort, s.controlIdle, 100);
-      const probes = await probeBoth(controlPort, s, holding.then(() => sleep(s.controlHoldMs)));
+      const probes = await probeAll(controlPort, s, holding.then(() => sleep(s.controlHoldMs)));
       const holder = await holding;
       const closed = holder.closedByServer();
       holder.release();
