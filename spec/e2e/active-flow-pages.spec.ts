@@ -13,6 +13,7 @@ import { startOrigin } from '../support/origin.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
+import { runWeir } from '../support/weir-bin.js';
 
 const TUNNELS = 5;
 const API_KEY = 'e2e-api-key-not-a-secret';
@@ -105,6 +106,29 @@ test('IPC flows.list takes the same limit and after', async () => {
     assert.instance(refused, NodeRefusedError, JSON.stringify(bad));
     assert.is((refused as NodeRefusedError).code, 'INVALID_BODY', JSON.stringify(bad));
   }
+});
+
+test('weir flows --limit --after pages the same way, and says where the next page starts', async () => {
+  const { api, node } = await setup();
+  const all = ids(((await get(api, '')).body as { flows: FlowRecord[] }).flows);
+  const json = await runWeir(['flows', '--json', '--limit', '3', '-c', node.configPath]);
+  assert.is(json.code, 0, json.stderr);
+  const first = JSON.parse(json.stdout) as Page;
+  assert.equal(ids(first.flows), all.slice(0, 3));
+  const text = await runWeir(['flows', '--limit', '3', '-c', node.configPath]);
+  assert.is(text.code, 0, text.stderr);
+  assert.ok(text.stdout.endsWith(`more: --after ${first.next}\n`), text.stdout);
+  const last = await runWeir(['flows', '--after', String(first.next), '-c', node.configPath]);
+  assert.is(last.code, 0, last.stderr);
+  assert.equal(
+    last.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(' ')[0]),
+    all.slice(3),
+  );
+  assert.not.match(last.stdout, /more:/);
 });
 
 test('a bad limit or after is a 400 problem', async () => {
