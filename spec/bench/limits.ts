@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePorts } from '../support/free-port.js';
 import { holdIdle } from './limits-holder.js';
-import { probe, type ProbeTarget } from './limits-probe.js';
+import { probe } from './limits-probe.js';
 import { formatProbe, summarizeProbe, type ProbeSummary } from './limits-report.js';
 import { runLoad } from './load-runner.js';
 import { startPeer, WEIR_API_KEY, weirPeer } from './peers.js';
@@ -21,9 +21,11 @@ export interface LimitsSettings {
   /** Idle connections held to the control plane, and for how long after they are all open. */
   readonly controlIdle: number;
   readonly controlHoldMs: number;
-  /** The operator's probe: health every healthEveryMs; the flow listing and its first page every flowsEveryMs. */
+  /** The operator's probe: health every healthEveryMs; the flows' first page (and the whole listing) every flowsEveryMs. */
   readonly healthEveryMs: number;
   readonly flowsEveryMs: number;
+  /** Whether the whole flow listing is probed beside its first page. */
+  readonly wholeListing: boolean;
   readonly budgetMs: number;
 }
 
@@ -43,18 +45,20 @@ export interface LimitsResult {
 
 const say = (line: string): void => console.log(`limits: ${line}`);
 
-/** The operator's requests: health, the whole flow listing and its first page. */
-const PROBED = [
-  { path: '/api/v1/health', every: (s: LimitsSettings) => s.healthEveryMs },
-  { path: '/api/v1/flows', every: (s: LimitsSettings) => s.flowsEveryMs },
-  { path: '/api/v1/flows?limit=100', every: (s: LimitsSettings) => s.flowsEveryMs },
-] as const;
+/** The operator's requests: health, the first page of the flows, and (wholeListing) the whole listing. */
+function probed(s: LimitsSettings): { path: string; everyMs: number }[] {
+  return [
+    { path: '/api/v1/health', everyMs: s.healthEveryMs },
+    ...(s.wholeListing ? [{ path: '/api/v1/flows', everyMs: s.flowsEveryMs }] : []),
+    { path: '/api/v1/flows?limit=100', everyMs: s.flowsEveryMs },
+  ];
+}
 
-/** The operator's requests (PROBED), each at its own interval until `until` settles. */
+/** The operator's requests (probed), each at its own interval until `until` settles. */
 async function probeAll(port: number, s: LimitsSettings, until: Promise<unknown>): Promise<ProbeSummary[]> {
-  const target = (path: string): ProbeTarget => ({ port, path, apiKey: WEIR_API_KEY });
-  const samples = await Promise.all(PROBED.map((p) => probe(target(p.path), p.every(s), until)));
-  return PROBED.map((p, i) => summarizeProbe(`GET ${p.path}`, samples[i]!, s.budgetMs));
+  const requests = probed(s);
+  const samples = await Promise.all(requests.map((r) => probe({ port, path: r.path, apiKey: WEIR_API_KEY }, r.everyMs, until)));
+  return requests.map((r, i) => summarizeProbe(`GET ${r.path}`, samples[i]!, s.budgetMs));
 }
 
 /** CPU (in cores) and RSS of the node over f. */
@@ -74,7 +78,7 @@ function report(phase: LimitsPhase, s: LimitsSettings): void {
 /**
  * One weir node (as the proxy part starts it, with a control port of its own). Phase
  * tunnels: `tunnels` idle SOCKS5 tunnels held, then perSecond new connections for rateMs
- * while the probe asks for health, the flow listing and its first page. Phase control:
+ * while the probe asks for health and the flows (probed). Phase control:
  * controlIdle idle connections opened to the control plane and held, the probe running
  * from the first of them until controlHoldMs after the last.
  */
