@@ -11,7 +11,8 @@ const HELP = `
     $ weir format [-w] <config_file>           print the config in canonical form (-w: write it back)
     $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
     $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
-    $ weir flows [--json]                      the active flows
+    $ weir flows [--json] [--limit N] [--after N]
+                                               the active flows (--limit, --after: a page, in opening order)
     $ weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME]
                                                recent completed flows, newest first (--principal '': none)
     $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
@@ -45,7 +46,8 @@ const HELP = `
     --json              machine-readable output
     -w, --write         format: write the canonical form back to the file
     --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
-    --limit N           flows completed: at most N flows (default 100, at most 1000)
+    --limit N           flows, flows completed: at most N flows (default 100, at most 1000)
+    --after N           flows: the flows opened after this cursor (a page's next, shown as "more: --after N")
     --principal KEY     flows completed: only this principal's flows ('' for flows without one)
     --outbound TAG      flows completed: only flows through this outbound
     --outcome OUTCOME   flows completed: only flows with this outcome
@@ -82,6 +84,7 @@ const cli = meow(HELP, {
     apiKeyFile: { type: 'string' },
     logFormat: { type: 'string' },
     limit: { type: 'number' },
+    after: { type: 'number' },
     principal: { type: 'string' },
     outbound: { type: 'string' },
     outcome: { type: 'string' },

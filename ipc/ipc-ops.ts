@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ControlError } from '../actors/control/control-error.js';
-import { HISTORY_PAGE, type ControlOps } from '../actors/control/control-ops.js';
+import { FLOW_PAGE, type ControlOps } from '../actors/control/control-ops.js';
 import { logLevelBody, modeBody, nonEmpty, replayBody, selectBody } from '../actors/control/operation-bodies.js';
 import { parseBody } from '../actors/control/parse-body.js';
 import { joinSlices } from '../streams/records-json.js';
@@ -11,6 +11,7 @@ export type IpcControl = Pick<
   ControlOps,
   | 'stats'
   | 'flowSlices'
+  | 'activeFlowPage'
   | 'flow'
   | 'completedFlows'
   | 'closeFlow'
@@ -41,13 +42,18 @@ const selectFields = selectBody.extend({ selector: nonEmpty });
 const probeFields = z.object({ tag: nonEmpty });
 // Strict: a misspelt filter must not pass as absent and widen the answer.
 const completedFields = z.strictObject({
-  limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
+  limit: z.number().int().min(1).max(FLOW_PAGE.max).optional(),
   before: z.union([z.number().int().min(0), nonEmpty]).optional(),
   principal: nonEmpty.nullable().optional(),
   outbound: nonEmpty.optional(),
   outcome: nonEmpty.optional(),
   since_unix_ms: z.number().int().min(0).optional(),
   until_unix_ms: z.number().int().min(0).optional(),
+});
+// Strict for the same reason: a misspelt `limit` must not list the whole table.
+const listFields = z.strictObject({
+  limit: z.number().int().min(1).max(FLOW_PAGE.max).optional(),
+  after: z.number().int().min(0).optional(),
 });
 const sinkFields = z.object({ sink: nonEmpty });
 const replayFields = replayBody.extend({ sink: nonEmpty });
@@ -57,9 +63,16 @@ function parsed<T>(schema: z.ZodType<T>, run: (ops: IpcControl, fields: T) => un
   return (ops, body) => run(ops, parseBody(schema, body));
 }
 
+/** flows.list: every active flow as an array, or with `limit` or `after` a page `{flows, next}` (as REST). */
+async function listActive(ops: IpcControl, f: z.infer<typeof listFields>): Promise<RawJson> {
+  if (f.limit === undefined && f.after === undefined) return new RawJson(await joinSlices(ops.flowSlices()));
+  const page = ops.activeFlowPage(f);
+  return new RawJson(`{"flows":${await joinSlices(page.slices)},"next":${JSON.stringify(page.next)}}`);
+}
+
 /** Each IPC operation, as a thin call of the matching control operation. */
 const OPERATIONS: Record<string, Operation> = {
-  'flows.list': async (ops) => new RawJson(await joinSlices(ops.flowSlices())),
+  'flows.list': parsed(listFields, (ops, f) => listActive(ops, f)),
   'flows.completed': parsed(completedFields, (ops, f) => ops.completedFlows(f)),
   'flows.get': parsed(flowFields, (ops, f) => ops.flow(f.flow_id)),
   'flows.close': parsed(flowFields, (ops, f) => ops.closeFlow(f.flow_id)),

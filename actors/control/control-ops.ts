@@ -23,6 +23,7 @@ import type { ProbeCompletedPayload } from '../policies/policy-events.js';
 import type { MemberProbe } from '../policies/probe-member.js';
 import { probeTarget, type ProbeTarget } from '../policies/probe-target.js';
 import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
+import { pageAfter } from '../flows/opening-page.js';
 import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
@@ -55,8 +56,20 @@ export interface CompletedFlowsQuery extends Omit<HistoryFilter, 'outcome'> {
   before?: number | string;
 }
 
-/** Default and largest page of the completed-flow history. */
-export const HISTORY_PAGE = { default: 100, max: 1000 } as const;
+/** A page of the active flows: those opened after the opening number `after` (default 0). */
+export interface ActiveFlowsQuery {
+  limit?: number;
+  after?: number;
+}
+
+/** A page of the active flows as JSON array elements a slice at a time, and the next page's `after`. */
+export interface ActiveFlowPage {
+  slices: AsyncGenerator<string>;
+  next: number | null;
+}
+
+/** Default and largest page of a flow listing (active flows, completed-flow history). */
+export const FLOW_PAGE = { default: 100, max: 1000 } as const;
 const EVENTS_OPEN = Buffer.from('{"events":[');
 const COMMA = Buffer.from(',');
 
@@ -112,6 +125,15 @@ export class ControlOps {
     return recordSlices(this.engine.table.activeRecords(), stopped);
   }
 
+  /**
+   * A page of the active flows as of the call, in opening order (pageAfter): `next` is
+   * an opening number, so it keeps its place when the flow it came from has ended.
+   */
+  activeFlowPage(q: ActiveFlowsQuery, stopped?: () => boolean): ActiveFlowPage {
+    const page = pageAfter(this.engine.table.openedRecords(), q.after ?? 0, q.limit ?? FLOW_PAGE.default);
+    return { slices: recordSlices(page.items, stopped), next: page.next };
+  }
+
   /** The active flows' records as of the call (the table's own objects: read, never change them). */
   activeFlows(): readonly FlowRecord[] {
     return this.engine.table.activeRecords();
@@ -155,7 +177,7 @@ export class ControlOps {
       before = history.sequenceOf(before);
       if (before === undefined) throw new ControlError('NOT_FOUND', `flow "${q.before as string}" is not in the completed-flow history`);
     }
-    return history.page({ ...q, outcome: q.outcome as Outcome | undefined, before, limit: q.limit ?? HISTORY_PAGE.default });
+    return history.page({ ...q, outcome: q.outcome as Outcome | undefined, before, limit: q.limit ?? FLOW_PAGE.default });
   }
 
   flow(flowId: string): FlowRecord {

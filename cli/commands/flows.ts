@@ -18,27 +18,43 @@ function row(r: FlowRecord, now: number): string[] {
   ];
 }
 
-async function listFlows(flags: ClientFlags): Promise<number> {
-  const records = (await callNode(flags, { op: 'flows.list' })) as FlowRecord[];
-  if (flags.json) printJson(records);
-  else if (records.length === 0) process.stdout.write('no active flows\n');
+/** A page of the active flows, as flows.list answers with `limit` or `after`. */
+interface ActivePage {
+  flows: FlowRecord[];
+  next: number | null;
+}
+
+/** Every active flow, or with `--limit` or `--after` a page of them and the next page's `--after`. */
+async function listFlows(flags: FlowsFlags): Promise<number> {
+  const request: Record<string, unknown> = { op: 'flows.list' };
+  if (flags.limit !== undefined) request['limit'] = flags.limit;
+  if (flags.after !== undefined) request['after'] = flags.after;
+  const answer = (await callNode(flags, request)) as FlowRecord[] | ActivePage;
+  if (flags.json) {
+    printJson(answer);
+    return EXIT.ok;
+  }
+  const records = Array.isArray(answer) ? answer : answer.flows;
+  if (records.length === 0) process.stdout.write('no active flows\n');
   else {
     const now = Date.now();
     const headers = ['flow_id', 'state', 'inbound', 'target', 'outbound', 'up', 'down', 'age'];
     process.stdout.write(table(headers, records.map((r) => row(r, now))));
   }
+  if (!Array.isArray(answer) && answer.next !== null) process.stdout.write(`more: --after ${answer.next}\n`);
   return EXIT.ok;
 }
 
-/** The filters of `weir flows completed`, as the IPC operation flows.completed takes them. */
-export interface CompletedFlags extends ClientFlags {
+/** The options of `weir flows` (`limit`, `after`) and the filters of `weir flows completed`, as IPC takes them. */
+export interface FlowsFlags extends ClientFlags {
   limit?: number | undefined;
+  after?: number | undefined;
   principal?: string | undefined;
   outbound?: string | undefined;
   outcome?: string | undefined;
 }
 
-async function listCompleted(flags: CompletedFlags): Promise<number> {
+async function listCompleted(flags: FlowsFlags): Promise<number> {
   const request: Record<string, unknown> = { op: 'flows.completed' };
   if (flags.limit !== undefined) request['limit'] = flags.limit;
   // `--principal ''` asks for the flows without one.
@@ -76,15 +92,15 @@ async function closeFlow(flowId: string | undefined, flags: ClientFlags): Promis
 }
 
 /**
- * `weir flows [--json]` lists the active flows; `weir flows completed` the recent
+ * `weir flows [--json] [--limit N] [--after N]` lists the active flows, or a page of them; `weir flows completed` the recent
  * completed ones, newest first; `weir flows close <flow_id>` ends one (cancelled/manual).
  */
-export function flowsCommand(args: readonly string[], flags: CompletedFlags): Promise<number> {
+export function flowsCommand(args: readonly string[], flags: FlowsFlags): Promise<number> {
   const [sub, flowId, ...rest] = args;
   if (sub === undefined) return listFlows(flags);
   if (sub === 'completed' && flowId === undefined) return listCompleted(flags);
   if (sub === 'close' && rest.length === 0) return closeFlow(flowId, flags);
   throw new UsageError(
-    'usage: weir flows [--json] | weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME] | weir flows close <flow_id>',
+    'usage: weir flows [--json] [--limit N] [--after N] | weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME] | weir flows close <flow_id>',
   );
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { HISTORY_PAGE, type CompletedFlowsQuery } from '../../actors/control/control-ops.js';
+import { FLOW_PAGE, type CompletedFlowsQuery } from '../../actors/control/control-ops.js';
 import { ControlError } from '../../actors/control/control-error.js';
 import { integerParam, sequenceParam, stringParam } from '../common/query-params.js';
 
@@ -10,7 +10,7 @@ import { integerParam, sequenceParam, stringParam } from '../common/query-params
  */
 export function completedFlowsQuery(query: Request['query']): CompletedFlowsQuery {
   const q: CompletedFlowsQuery = {};
-  const limit = integerParam('limit', query['limit'], { min: 1, max: HISTORY_PAGE.max });
+  const limit = integerParam('limit', query['limit'], { min: 1, max: FLOW_PAGE.max });
   if (limit !== undefined) q.limit = limit;
   const before = stringParam('before', query['before']);
   if (before !== undefined) q.before = /^\d+$/.test(before) ? sequenceParam('before', before)! : before;

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePorts } from '../support/free-port.js';
 import { holdIdle } from './limits-holder.js';
-import { probe, type ProbeTarget } from './limits-probe.js';
+import { probe } from './limits-probe.js';
 import { formatProbe, summarizeProbe, type ProbeSummary } from './limits-report.js';
 import { runLoad } from './load-runner.js';
 import { startPeer, WEIR_API_KEY, weirPeer } from './peers.js';
@@ -21,9 +21,11 @@ export interface LimitsSettings {
   /** Idle connections held to the control plane, and for how long after they are all open. */
   readonly controlIdle: number;
   readonly controlHoldMs: number;
-  /** The operator's probe: a health request every healthEveryMs, a flow listing every flowsEveryMs. */
+  /** The operator's probe: health every healthEveryMs; the flows' first page (and the whole listing) every flowsEveryMs. */
   readonly healthEveryMs: number;
   readonly flowsEveryMs: number;
+  /** Whether the whole flow listing is probed beside its first page. */
+  readonly wholeListing: boolean;
   readonly budgetMs: number;
 }
 
@@ -43,14 +45,20 @@ export interface LimitsResult {
 
 const say = (line: string): void => console.log(`limits: ${line}`);
 
-/** The operator's two requests, each at its own interval until `until` settles. */
-async function probeBoth(port: number, s: LimitsSettings, until: Promise<unknown>): Promise<ProbeSummary[]> {
-  const target = (path: string): ProbeTarget => ({ port, path, apiKey: WEIR_API_KEY });
-  const [health, flows] = await Promise.all([
-    probe(target('/api/v1/health'), s.healthEveryMs, until),
-    probe(target('/api/v1/flows'), s.flowsEveryMs, until),
-  ]);
-  return [summarizeProbe('GET /api/v1/health', health, s.budgetMs), summarizeProbe('GET /api/v1/flows', flows, s.budgetMs)];
+/** The operator's requests: health, the first page of the flows, and (wholeListing) the whole listing. */
+function probed(s: LimitsSettings): { path: string; everyMs: number }[] {
+  return [
+    { path: '/api/v1/health', everyMs: s.healthEveryMs },
+    ...(s.wholeListing ? [{ path: '/api/v1/flows', everyMs: s.flowsEveryMs }] : []),
+    { path: '/api/v1/flows?limit=100', everyMs: s.flowsEveryMs },
+  ];
+}
+
+/** The operator's requests (probed), each at its own interval until `until` settles. */
+async function probeAll(port: number, s: LimitsSettings, until: Promise<unknown>): Promise<ProbeSummary[]> {
+  const requests = probed(s);
+  const samples = await Promise.all(requests.map((r) => probe({ port, path: r.path, apiKey: WEIR_API_KEY }, r.everyMs, until)));
+  return requests.map((r, i) => summarizeProbe(`GET ${r.path}`, samples[i]!, s.budgetMs));
 }
 
 /** CPU (in cores) and RSS of the node over f. */
@@ -70,9 +78,9 @@ function report(phase: LimitsPhase, s: LimitsSettings): void {
 /**
  * One weir node (as the proxy part starts it, with a control port of its own). Phase
  * tunnels: `tunnels` idle SOCKS5 tunnels held, then perSecond new connections for rateMs
- * while the probe asks for health and the flow listing. Phase control: controlIdle idle
- * connections opened to the control plane and held, the probe running from the first
- * of them until controlHoldMs after the last.
+ * while the probe asks for health and the flows (probed). Phase control:
+ * controlIdle idle connections opened to the control plane and held, the probe running
+ * from the first of them until controlHoldMs after the last.
  */
 export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: LimitsSettings): Promise<LimitsResult> {
   const notes: string[] = [];
@@ -100,7 +108,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
       const rate = { kind: 'rate', port: node.ports.echoOnce, proto: node.proto, target: { host: '127.0.0.1', port: l.origins.echoOncePort }, concurrency: 200, ms: s.rateMs, perSecond: s.perSecond } as const;
       const { result, cores, rssMiB } = await watched(node.pid, async () => {
         const load = runLoad(l.binary, rate, s.rateMs + 30_000);
-        const [probes, run] = await Promise.all([probeBoth(controlPort, s, load), load]);
+        const [probes, run] = await Promise.all([probeAll(controlPort, s, load), load]);
         return { probes, run };
       });
       const run = result.run;
@@ -122,7 +130,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
     await quiet(target);
     const { result, cores, rssMiB } = await watched(node.pid, async () => {
       const holding = holdIdle(controlPort, s.controlIdle, 100);
-      const probes = await probeBoth(controlPort, s, holding.then(() => sleep(s.controlHoldMs)));
+      const probes = await probeAll(controlPort, s, holding.then(() => sleep(s.controlHoldMs)));
       const holder = await holding;
       const closed = holder.closedByServer();
       holder.release();

@@ -75,6 +75,13 @@ const BACKLOG_SETTINGS: BacklogSettings = {
   sampleMs: 2000,
   settleMs: 120_000,
 };
+/** BENCH_LIMITS_LISTINGS: `both` probes the whole flow listing beside its first page, `page` the page alone. */
+function limitsListings(): 'both' | 'page' {
+  const raw = process.env.BENCH_LIMITS_LISTINGS || 'both';
+  if (raw === 'both' || raw === 'page') return raw;
+  console.error(`bench: BENCH_LIMITS_LISTINGS takes both or page, not ${JSON.stringify(raw)}`);
+  process.exit(1);
+}
 /**
  * The node holds two descriptors per idle tunnel, under the hard limit (20,000 in some
  * containers): short of 10,000 tunnels, it holds what fits beside 1,000 descriptors for
@@ -90,6 +97,7 @@ const LIMITS_SETTINGS: LimitsSettings = {
   controlHoldMs: 10_000,
   healthEveryMs: 100,
   flowsEveryMs: knob('BENCH_LIMITS_FLOWS_MS', 100),
+  wholeListing: limitsListings() === 'both',
   budgetMs: 100,
 };
 const PARTS = ['proxy', 'hop', 'sinks', 'drain', 'backlog', 'limits'] as const;

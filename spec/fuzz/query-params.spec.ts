@@ -2,10 +2,11 @@ import querystring from 'node:querystring';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HISTORY_PAGE } from '../../actors/control/control-ops.js';
+import { FLOW_PAGE } from '../../actors/control/control-ops.js';
 import { ControlError } from '../../actors/control/control-error.js';
 import { integerParam, MAX_REPLAY_LIMIT, sequenceParam, streamParams, typesParam } from '../../http/common/query-params.js';
 import { completedFlowsQuery, flowsState } from '../../http/routes/completed-flows.js';
+import { activeFlowsQuery } from '../../http/routes/active-flows.js';
 import { checkProperty } from '../support/fuzz.js';
 
 // Any query string, parsed as Express's simple parser does (node:querystring), through
@@ -14,7 +15,7 @@ import { checkProperty } from '../support/fuzz.js';
 
 const SPEC_RUNS = 5000;
 const name = fc.oneof(
-  fc.constantFrom('limit', 'before', 'principal', 'outbound', 'outcome', 'since_unix_ms', 'until_unix_ms', 'state', 'since', 'types', '__proto__', 'constructor'),
+  fc.constantFrom('limit', 'before', 'after', 'principal', 'outbound', 'outcome', 'since_unix_ms', 'until_unix_ms', 'state', 'since', 'types', '__proto__', 'constructor'),
   fc.string({ maxLength: 6 }),
 );
 const value = fc.oneof(
@@ -46,9 +47,15 @@ test('any query string gives the routes values in range or BAD_REQUEST', async (
       const q = querystring.parse(text);
       refusedOrReturns(() => {
         const flows = completedFlowsQuery(q);
-        assert.ok(flows.limit === undefined || (flows.limit >= 1 && flows.limit <= HISTORY_PAGE.max), String(flows.limit));
+        assert.ok(flows.limit === undefined || (flows.limit >= 1 && flows.limit <= FLOW_PAGE.max), String(flows.limit));
         assert.ok(inRange(flows.since_unix_ms, Number.MAX_SAFE_INTEGER) && inRange(flows.until_unix_ms, Number.MAX_SAFE_INTEGER));
         assert.ok(typeof flows.before !== 'number' || inRange(flows.before, Number.MAX_SAFE_INTEGER));
+      });
+      refusedOrReturns(() => {
+        const active = activeFlowsQuery(q);
+        assert.ok(active === undefined || active.limit !== undefined || active.after !== undefined);
+        assert.ok(active?.limit === undefined || (active.limit >= 1 && active.limit <= FLOW_PAGE.max), String(active?.limit));
+        assert.ok(inRange(active?.after, Number.MAX_SAFE_INTEGER));
       });
       refusedOrReturns(() => assert.ok(['active', 'completed'].includes(flowsState(q))));
       refusedOrReturns(() => {

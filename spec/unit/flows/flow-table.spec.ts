@@ -120,6 +120,23 @@ test('poll does not idle-close a flow that is still opening', () => {
   assert.is(closes, 0);
 });
 
+test('openedRecords gives each active flow its opening number, in opening order', () => {
+  const { table: t } = table();
+  const a = activeFlow(t);
+  const b = open(t);
+  const c = open(t);
+  assert.equal([...t.openedRecords()], [
+    [1, a.actor.record],
+    [2, b.record],
+    [3, c.record],
+  ]);
+  a.actor.complete(T0 + 5, DIRECT_OK);
+  assert.equal([...t.openedRecords()], [
+    [2, b.record],
+    [3, c.record],
+  ]);
+});
+
 test('a completed flow leaves the table and activeRecords', () => {
   const { table: t } = table();
   const a = activeFlow(t);

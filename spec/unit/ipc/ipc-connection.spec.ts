@@ -34,6 +34,7 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
   return {
     stats: () => STATS,
     flowSlices: async function* () {},
+    activeFlowPage: notHere,
     flow: notHere,
     completedFlows: notHere,
     closeFlow: (id) => {
