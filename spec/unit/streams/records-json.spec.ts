@@ -5,6 +5,20 @@ import { activeRecord } from '../flows/fixtures.js';
 
 const records = (n: number) => Array.from({ length: n }, (_, i) => activeRecord(`f-${i}`));
 
+/** How many turns of the event loop pass while `work` runs. */
+async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let done = false;
+  const count = (): void => {
+    turns += 1;
+    if (!done) setImmediate(count);
+  };
+  setImmediate(count);
+  await work();
+  done = true;
+  return turns;
+}
+
 test('the joined slices are JSON.stringify of the records, whatever the slicing', async () => {
   for (const n of [0, 1, RECORDS_PER_SLICE, RECORDS_PER_SLICE + 1, 3 * RECORDS_PER_SLICE - 5]) {
     const all = records(n);
@@ -13,37 +27,14 @@ test('the joined slices are JSON.stringify of the records, whatever the slicing'
 });
 
 test('the event loop turns between slices, not within one', async () => {
-  let turns = 0;
-  let done = false;
-  const count = (): void => {
-    turns += 1;
-    if (!done) setImmediate(count);
-  };
-  setImmediate(count);
-  await joinSlices(recordSlices(records(3 * RECORDS_PER_SLICE)));
-  done = true;
-  assert.is(turns, 2, 'three slices, two turns');
-  turns = 0;
-  done = false;
-  setImmediate(count);
-  await joinSlices(recordSlices(records(RECORDS_PER_SLICE)));
-  done = true;
-  assert.is(turns, 0, 'one slice is written at once');
+  assert.is(await turnsDuring(() => joinSlices(recordSlices(records(3 * RECORDS_PER_SLICE)))), 2, 'three slices, two turns');
+  assert.is(await turnsDuring(() => joinSlices(recordSlices(records(RECORDS_PER_SLICE)))), 0, 'one slice is written at once');
 });
 
 test('listings under way together serialize one slice between them per turn', async () => {
-  let turns = 0;
-  let done = false;
-  const count = (): void => {
-    turns += 1;
-    if (!done) setImmediate(count);
-  };
-  setImmediate(count);
   // Three listings of two slices: the first slices at once, the second ones a turn each.
-  const listings = [0, 1, 2].map(() => joinSlices(recordSlices(records(2 * RECORDS_PER_SLICE))));
-  await Promise.all(listings);
-  done = true;
-  assert.is(turns, 3);
+  const listings = () => Promise.all([0, 1, 2].map(() => joinSlices(recordSlices(records(2 * RECORDS_PER_SLICE)))));
+  assert.is(await turnsDuring(listings), 3);
 });
 
 test('stopped, the slices end before the next one is written', async () => {
