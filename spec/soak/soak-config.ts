@@ -20,6 +20,9 @@ export interface SoakNodeParts {
   readonly batchSize: number;
 }
 
+/** Rotated archive files kept (64 MiB each): more than a long soak writes. */
+const ARCHIVE_FILES_KEPT = 1000;
+
 /** The node's JSONL archive of every event type. */
 export function archivePath(stateDir: string): string {
   return eventsPath(stateDir);
@@ -46,7 +49,8 @@ export function soakNodeConfig(p: SoakNodeParts): Record<string, unknown> {
     control: { listen: `127.0.0.1:${p.controlPort}`, api_key: SOAK_API_KEY },
     redis: { url: p.redisUrl },
     event_sinks: [
-      ...(base['event_sinks'] as unknown[]),
+      // Every rotated file is kept: the oracle reads them all.
+      { type: 'jsonl', tag: 'archive', path: archivePath(p.stateDir), keep_files: ARCHIVE_FILES_KEPT },
       {
         type: 'webhook',
         tag: SOAK_SINK,

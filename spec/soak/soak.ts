@@ -1,7 +1,7 @@
 // `make soak`: one node under mixed load for SOAK_S seconds (600) with a Redis outbox, a
 // JSONL archive of every event and a Webhook sink whose receiver flaps, while Redis is
-// SIGKILLed and restarted, the node is killed with kill -9 and restarted twice, a slow
-// SSE consumer pauses and the config is reloaded. Then the oracle (soak-oracle.ts) on
+// SIGKILLed and restarted three times and hangs once, the node is killed with kill -9
+// and restarted twice, a slow SSE consumer pauses and the config is reloaded. Then the oracle (soak-oracle.ts) on
 // what the archive, the receiver and the node say; one table, exit 1 when it fails.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,13 +17,14 @@ import { freePort, freePorts } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
+import { readArchiveFiles } from './archive-files.js';
 import { level, type Level, type Sample } from './level.js';
 import { mixedLoad, type LoadTotals } from './mixed-load.js';
 import { receiverPhases, type PhaseKind } from './receiver-phases.js';
 import { startSlowSseReader } from './slow-sse-reader.js';
 import { archivePath, SINK_TIMEOUT_MS, SOAK_ACCOUNT, SOAK_API_KEY, SOAK_SINK, SOAK_TOKEN } from './soak-config.js';
 import { soakNode, type SoakNode } from './soak-node.js';
-import { judge, readArchive, type Verdict } from './soak-oracle.js';
+import { judge, type Verdict } from './soak-oracle.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -42,16 +43,20 @@ const SOAK_S = setting('SOAK_S', 600, 60);
 /** Each load cycle: a burst at full speed, then a rest (mixed-load.ts). */
 const BURST_MS = setting('SOAK_BURST_MS', 1000, 100);
 const REST_MS = setting('SOAK_REST_MS', 2000, 0);
-const SAMPLE_MS = 5000;
+/** RSS and open files are read this often; level.ts takes the floor of each twentieth of the run. */
+const SAMPLE_MS = 2000;
 /** Bound on the wait, after the load, for the sink's backlog to drain. */
 const SETTLE_MS = 300_000;
 const REDIS_DOWN_MS = 5000;
+/** A Redis that hangs with its connections open: appends time out (3 s) and go to the embedded store. */
+const REDIS_STALL_MS = 10_000;
 /**
  * When the faults strike, as shares of SOAK_S. The node's last run starts well before
  * the last half, where the levels are read, so its warm-up is not taken for growth.
  */
 const NODE_KILLS = [0.1, 0.25];
 const REDIS_KILLS = [0.3, 0.6, 0.85];
+const REDIS_STALL_AT = 0.7;
 const RELOAD_AT = 0.5;
 const BATCH_SIZE = 100;
 const RELOADED_BATCH_SIZE = 50;
@@ -88,6 +93,7 @@ function openFiles(pid: number): number {
 interface Faults {
   nodeRestartMs: number[];
   redisKills: number;
+  redisStalls: number;
   reloadedAtS: number | null;
 }
 
@@ -111,7 +117,7 @@ function levelRow(figure: string, unit: string, l: Level): ReportRow {
   return {
     figure,
     value: `${num(l.slopePerMinute, 1)} ${unit}/min`,
-    note: `last half ${num(l.first)} → ${num(l.last)} ${unit}, fitted rise ${num(l.riseShare * 100, 1)}% of its mean${l.grows ? ': GROWS' : ''}`,
+    note: `floor over the last half ${num(l.first)} → ${num(l.last)} ${unit}, fitted rise ${num(l.riseShare * 100, 1)}% of its mean${l.grows ? ': GROWS' : ''}`,
   };
 }
 
@@ -123,7 +129,10 @@ interface Outcome {
 async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Outcome> {
   const binary = weirLoadBinary(REPO);
   const redis = await startRedisServer();
-  cleanups.push(() => redis.close());
+  cleanups.push(async () => {
+    redis.thaw();
+    await redis.close();
+  });
   const origins = await startOrigins(binary);
   cleanups.push(() => origins.close());
   const receiver = await startWebhookReceiver(SOAK_TOKEN);
@@ -158,7 +167,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
   cleanups.push(() => sse.stop());
 
   const totals: LoadTotals = { socks: 0, http: 0, failed: 0, clientErrors: 0 };
-  const faults: Faults = { nodeRestartMs: [], redisKills: 0, reloadedAtS: null };
+  const faults: Faults = { nodeRestartMs: [], redisKills: 0, redisStalls: 0, reloadedAtS: null };
   const phases = receiverPhases(SOAK_S);
   say(`load for ${SOAK_S} s; receiver ${phases.map((p) => `${p.kind} ${num(p.fromS)}-${num(p.toS)} s`).join(', ')}`);
   await Promise.all([
@@ -187,6 +196,12 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
         faults.redisKills += 1;
       }),
     ),
+    at(start, REDIS_STALL_AT * SOAK_S, `SIGSTOP of Redis for ${REDIS_STALL_MS} ms`, async () => {
+      redis.freeze();
+      await sleep(REDIS_STALL_MS);
+      redis.thaw();
+      faults.redisStalls += 1;
+    }),
     at(start, RELOAD_AT * SOAK_S, `SIGHUP: batch_size ${BATCH_SIZE} → ${RELOADED_BATCH_SIZE}, the sink is replaced`, async () => {
       node.reload(RELOADED_BATCH_SIZE);
       faults.reloadedAtS = (Date.now() - start) / 1000;
@@ -211,8 +226,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
   const offline = await runWeir(['connector', 'state', '--json', node.current().configPath]);
   const offlineHook = offline.code === 0 ? (JSON.parse(offline.stdout) as { tag: string; total_delivered: number }[]).find((s) => s.tag === SOAK_SINK) : undefined;
 
-  const archiveText = fs.readFileSync(archivePath(stateDir), 'utf8');
-  const archive = readArchive(archiveText);
+  const archive = readArchiveFiles(archivePath(stateDir));
   const acknowledged = receiver.acknowledged().map((e) => String(e['event_id']));
   const verdict: Verdict = judge({
     archive,
@@ -222,6 +236,8 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
     totalDelivered: view?.total_delivered ?? -1,
     deadLetters: view?.dead_letters ?? 0,
   });
+  // Kept with the run's dir (SOAK_KEEP=1) for a look at the curves.
+  fs.writeFileSync(path.join(dir, 'samples.json'), JSON.stringify({ rss, fds }));
   const rssLevel = level(rss, loadSeconds);
   const fdLevel = level(fds, loadSeconds);
   const failures = [...verdict.failures];
@@ -240,9 +256,10 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
     { figure: 'failed connections', value: num(totals.failed), note: `to a closed port, and those refused while the node restarted; ${totals.clientErrors} client runs gave no result` },
     { figure: 'node kill -9 + restart', value: String(faults.nodeRestartMs.length), note: `restart to control plane in ${faults.nodeRestartMs.map((ms) => `${num(ms)} ms`).join(', ')}` },
     { figure: 'Redis SIGKILL + restart', value: String(faults.redisKills), note: `down ${REDIS_DOWN_MS / 1000} s each` },
+    { figure: 'Redis SIGSTOP + SIGCONT', value: String(faults.redisStalls), note: `hung ${REDIS_STALL_MS / 1000} s with its connections open` },
     { figure: 'config reload (SIGHUP)', value: faults.reloadedAtS === null ? '-' : `at ${num(faults.reloadedAtS)} s`, note: 'batch_size changed: the Webhook sink replaced under load' },
     { figure: 'receiver requests', value: num(receiver.requests().length), note: statusCounts(receiver) },
-    { figure: 'archive lines', value: num(archive.lines), note: `${num(archive.torn)} torn` },
+    { figure: 'archive lines', value: num(archive.lines), note: `${num(archive.torn)} torn, in ${archive.files} files (rotated at 64 MiB)` },
     { figure: 'flow.completed archived', value: num(verdict.completed), note: '' },
     { figure: 'acknowledged (distinct event_id)', value: num(verdict.acknowledgedDistinct), note: `${num(verdict.notArchived)} of them not in the archive (its own loss window at a kill -9)` },
     { figure: 'duplicates at the receiver', value: num(verdict.duplicates), note: 'acknowledgements beyond the first of an event_id' },
