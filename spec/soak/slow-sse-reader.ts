@@ -22,7 +22,7 @@ export interface SlowSseReader {
  * over and over; when its stream ends it connects again after a second. A node that is
  * down between a kill and its restart is tried again the same way.
  */
-export function startSlowSseReader(streamUrl: string, apiKey: string, readMs: number, pauseMs: number): SlowSseReader {
+export function startSlowSseReader(streamUrl: string, apiKey: string, readMs: number, pauseMs: number, say: (line: string) => void): SlowSseReader {
   const f = { connections: 0, frames: 0, slowConsumerCuts: 0, cutMidFrame: 0 };
   let stopped = false;
   let current: http.ClientRequest | null = null;
@@ -30,6 +30,9 @@ export function startSlowSseReader(streamUrl: string, apiKey: string, readMs: nu
   const oneStream = (): Promise<void> =>
     new Promise((resolve) => {
       let tail = '';
+      let read = 0;
+      let slow = false;
+      let ended = false;
       let timer: NodeJS.Timeout | undefined;
       const req = http.get(streamUrl, { headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
         f.connections += 1;
@@ -48,11 +51,18 @@ export function startSlowSseReader(streamUrl: string, apiKey: string, readMs: nu
           const frames = (tail + chunk).split('\n\n');
           tail = frames.pop() ?? '';
           f.frames += frames.length;
-          if (frames.some((frame) => frame.includes('"code":"SLOW_CONSUMER"'))) f.slowConsumerCuts += 1;
+          read += frames.length;
+          if (frames.some((frame) => frame.includes('"code":"SLOW_CONSUMER"'))) slow = true;
         });
+        // 'end' and 'close' both come at the end of a stream: it is counted once.
         const done = (): void => {
+          if (ended) return;
+          ended = true;
           clearTimeout(timer);
-          if (tail !== '' && !stopped) f.cutMidFrame += 1;
+          if (stopped) return resolve();
+          if (slow) f.slowConsumerCuts += 1;
+          if (tail !== '') f.cutMidFrame += 1;
+          say(`SSE stream ended after ${read} frames: ${slow ? 'SLOW_CONSUMER' : 'no closing frame'}${tail === '' ? '' : `, mid-frame (${tail.length} bytes of it)`}`);
           resolve();
         };
         res.once('end', done).once('close', done).once('error', done);

@@ -71,20 +71,24 @@ test('dead letters and torn lines fail the verdict', () => {
   assert.equal(judge(input({ archive: readArchive(`${text}{"x`) })).failures, ['1 torn lines in the JSONL archive']);
 });
 
-test('level flags a floor that rises over the last half, not swings under load or a rise in the first half only', () => {
+test('level flags a floor that ends higher than the last half began, not swings under load or a bump that comes back down', () => {
   // One sample a second over 100 s: windows of 5 s, the last half from 50 s.
   const swinging = Array.from({ length: 100 }, (_, i) => ({ at: i, value: i < 50 ? 100 + i * 2 : i % 5 === 0 ? 200 : 200 + ((i * 37) % 100) }));
   const f = level(swinging, 100);
   assert.is(f.grows, false);
   assert.is(f.first, 200);
   assert.is(f.slopePerMinute, 0);
+  const bump = Array.from({ length: 100 }, (_, i) => ({ at: i, value: i >= 70 && i < 85 ? 260 : 200 }));
+  assert.is(level(bump, 100).grows, false);
+  assert.ok(level(bump, 100).slopePerMinute > 0);
   const leaking = Array.from({ length: 100 }, (_, i) => ({ at: i, value: 200 + i + (i % 5) * 40 }));
   const r = level(leaking, 100);
   assert.is(r.grows, true);
   assert.is(r.first, 250);
-  assert.is(r.last, 295);
+  assert.is(r.last, 290);
+  assert.is(r.riseShare, 0.16);
   assert.is(Math.round(r.slopePerMinute), 60);
-  assert.is(level([{ at: 60, value: 1 }], 100).grows, false);
+  assert.is(level(leaking.slice(0, 60), 100).first, null);
 });
 
 test.run();
