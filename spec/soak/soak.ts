@@ -15,16 +15,18 @@ import { startOrigins } from '../bench/origins.js';
 import { rssKiB } from '../bench/proc-stats.js';
 import { freePort, freePorts } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
+import type { SinkView } from '../support/webhook-node.js';
 import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { runWeir } from '../support/weir-bin.js';
 import { readArchiveFiles } from './archive-files.js';
-import { level, type Level, type Sample } from './level.js';
+import { level, type Sample } from './level.js';
 import { mixedLoad, type LoadTotals } from './mixed-load.js';
 import { receiverPhases, type PhaseKind } from './receiver-phases.js';
 import { startSlowSseReader } from './slow-sse-reader.js';
 import { archivePath, SINK_TIMEOUT_MS, SOAK_ACCOUNT, SOAK_API_KEY, SOAK_SINK, SOAK_TOKEN } from './soak-config.js';
 import { soakNode, type SoakNode } from './soak-node.js';
 import { judge, type Verdict } from './soak-oracle.js';
+import { soakRows, type Faults } from './soak-report.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -91,13 +93,6 @@ function openFiles(pid: number): number {
   }
 }
 
-interface Faults {
-  nodeRestartMs: number[];
-  redisKills: number;
-  redisStalls: number;
-  reloadedAtS: number | null;
-}
-
 /** Runs `action` `atS` seconds after `start`; every action of the soak is one of these, side by side. */
 async function at(start: number, atS: number, what: string, action: () => Promise<void>): Promise<void> {
   await sleep(Math.max(0, start + atS * 1000 - Date.now()));
@@ -105,21 +100,17 @@ async function at(start: number, atS: number, what: string, action: () => Promis
   await action();
 }
 
-function statusCounts(receiver: WebhookReceiver): string {
-  const counts = new Map<string, number>();
-  for (const r of receiver.requests()) {
-    const key = r.status === null ? 'unanswered' : String(r.status);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+/** Waits (at most SETTLE_MS) until three reads running find nothing pending and nothing in flight; the last read and how long it took. */
+async function drained(node: SoakNode, receiver: WebhookReceiver): Promise<{ view: SinkView | undefined; settleS: number }> {
+  const settleStart = Date.now();
+  let settled = 0;
+  let view = await node.sink();
+  while (Date.now() - settleStart < SETTLE_MS && settled < 3) {
+    await sleep(1000);
+    view = await node.sink();
+    settled = view !== undefined && view.pending === 0 && receiver.inFlight() === 0 ? settled + 1 : 0;
   }
-  return [...counts].map(([k, v]) => `${k}: ${num(v)}`).join(', ');
-}
-
-function levelRow(figure: string, unit: string, l: Level): ReportRow {
-  return {
-    figure,
-    value: `${num(l.slopePerMinute, 1)} ${unit}/min`,
-    note: `floor from the start to the end of the last half ${num(l.first)} → ${num(l.last)} ${unit} (${num(l.riseShare * 100, 1)}%)${l.grows ? ': GROWS' : ''}`,
-  };
+  return { view, settleS: (Date.now() - settleStart) / 1000 };
 }
 
 interface Outcome {
@@ -213,15 +204,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
 
   say(`load over; waiting up to ${SETTLE_MS / 1000} s for the sink to drain`);
   await setPhase(receiver, 'ok');
-  const settleStart = Date.now();
-  let settled = 0;
-  let view = await node.sink();
-  while (Date.now() - settleStart < SETTLE_MS && settled < 3) {
-    await sleep(1000);
-    view = await node.sink();
-    settled = view !== undefined && view.pending === 0 && receiver.inFlight() === 0 ? settled + 1 : 0;
-  }
-  const settleS = (Date.now() - settleStart) / 1000;
+  const { view, settleS } = await drained(node, receiver);
   await sse.stop();
   const stopCode = await node.stop();
   const offline = await runWeir(['connector', 'state', '--json', node.current().configPath]);
@@ -247,41 +230,26 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
   if (rssLevel.grows) failures.push('RSS grows over the last half');
   if (fdLevel.grows) failures.push('open files grow over the last half');
   if (stopCode !== 0) failures.push(`the node's stop exited ${stopCode}`);
-  const sseFigures = sse.figures();
-  const gapsShown = (view?.gaps ?? []).map((g) => `${g.from_sequence}..${g.to_sequence}`).join(', ');
-
-  const rows: ReportRow[] = [
-    { figure: 'soak', value: `${num(loadSeconds)} s`, note: `SOAK_S=${SOAK_S}, bursts of ${BURST_MS} ms every ${BURST_MS + REST_MS} ms` },
-    { figure: 'flows through SOCKS5 (user/password)', value: num(totals.socks), note: 'short echo connections that completed' },
-    { figure: 'flows through HTTP CONNECT', value: num(totals.http), note: '' },
-    { figure: 'failed connections', value: num(totals.failed), note: `to a closed port, and those refused while the node restarted; ${totals.clientErrors} client runs gave no result` },
-    { figure: 'node kill -9 + restart', value: String(faults.nodeRestartMs.length), note: `restart to control plane in ${faults.nodeRestartMs.map((ms) => `${num(ms)} ms`).join(', ')}` },
-    { figure: 'Redis SIGKILL + restart', value: String(faults.redisKills), note: `down ${REDIS_DOWN_MS / 1000} s each` },
-    { figure: 'Redis SIGSTOP + SIGCONT', value: String(faults.redisStalls), note: `hung ${REDIS_STALL_MS / 1000} s with its connections open` },
-    { figure: 'config reload (SIGHUP)', value: faults.reloadedAtS === null ? '-' : `at ${num(faults.reloadedAtS)} s`, note: 'batch_size changed: the Webhook sink replaced under load' },
-    { figure: 'receiver requests', value: num(receiver.requests().length), note: statusCounts(receiver) },
-    { figure: 'archive lines', value: num(archive.lines), note: `${num(archive.torn)} torn, in ${archive.files} files (rotated at 64 MiB)` },
-    { figure: 'flow.completed archived', value: num(verdict.completed), note: '' },
-    { figure: 'acknowledged (distinct event_id)', value: num(verdict.acknowledgedDistinct), note: `${num(verdict.notArchived)} of them not in the archive (its own loss window at a kill -9)` },
-    { figure: 'duplicates at the receiver', value: num(verdict.duplicates), note: 'acknowledgements beyond the first of an event_id' },
-    { figure: 'archived, not acked, in a gap', value: num(verdict.inGap), note: `replay_gaps ${view?.replay_gaps ?? '-'}: ${gapsShown || 'none'}` },
-    { figure: 'archived, not acked, no gap', value: num(verdict.missing.length), note: 'must be 0' },
-    {
-      figure: 'total_delivered',
-      value: num(view?.total_delivered ?? null),
-      note: `excess over distinct acks ${num(verdict.deliveredExcess)} (must be 0); weir connector state after the stop: ${num(offlineHook?.total_delivered ?? null)}`,
-    },
-    { figure: 'dead letters', value: num(view?.dead_letters ?? null), note: '' },
-    { figure: 'drain after the load', value: `${num(settleS, 1)} s`, note: 'until pending 0 three reads running' },
-    {
-      figure: 'slow SSE consumer',
-      value: `${num(sseFigures.frames)} frames`,
-      note: `${sseFigures.connections} streams, ${sseFigures.slowConsumerCuts} ended on SLOW_CONSUMER, ${sseFigures.cutMidFrame} mid-frame (a kill -9 may cut one)`,
-    },
-    levelRow('node RSS', 'KiB', rssLevel),
-    levelRow('node open files', 'fds', fdLevel),
-    { figure: 'verdict', value: failures.length === 0 ? 'PASS' : 'FAIL', note: failures.join('; ') },
-  ];
+  const rows = soakRows({
+    soakS: SOAK_S,
+    loadSeconds,
+    burstMs: BURST_MS,
+    restMs: REST_MS,
+    totals,
+    faults,
+    redisDownMs: REDIS_DOWN_MS,
+    redisStallMs: REDIS_STALL_MS,
+    requests: receiver.requests(),
+    archive,
+    verdict,
+    view,
+    offlineDelivered: offlineHook?.total_delivered ?? null,
+    settleS,
+    sse: sse.figures(),
+    rss: rssLevel,
+    fds: fdLevel,
+    failures,
+  });
   return { rows, failures };
 }
 
