@@ -76,6 +76,8 @@ export class SpillOutbox implements LeasedOutbox {
    * state read once Redis answers; a start settles those a killed run left.
    */
   private owing = true;
+  /** The settling under way: two state reads at once settle the owed counts once. */
+  private settling: Promise<void> | null = null;
 
   constructor(
     private readonly primary: EvacuableOutbox,
@@ -230,7 +232,12 @@ export class SpillOutbox implements LeasedOutbox {
   /** Also where an idle sink finds Redis back: the sink reads its state every second. */
   async state(): Promise<OutboxState> {
     if (this.redisDown) this.probeRedis();
-    else if (this.owing) await this.settleOwed().catch(() => undefined);
+    else if (this.owing) {
+      this.settling ??= this.settleOwed()
+        .catch(() => undefined)
+        .finally(() => (this.settling = null));
+      await this.settling;
+    }
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
     return mergeStates(p, s, { spillTakesWrites: this.redisDown || this.redisFull !== null, errors: [this.redisFull] });
   }
