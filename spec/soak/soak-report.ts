@@ -34,6 +34,8 @@ export interface SoakMeasurements {
   readonly sse: SlowSseFigures;
   readonly rss: Level;
   readonly fds: Level;
+  /** Whether the run was long enough for the levels to count in the verdict. */
+  readonly levelJudged: boolean;
   readonly failures: readonly string[];
 }
 
@@ -47,11 +49,12 @@ function statusCounts(requests: readonly ReceivedRequest[]): string {
   return [...counts].map(([k, v]) => `${k}: ${num(v)}`).join(', ');
 }
 
-function levelRow(figure: string, unit: string, l: Level): ReportRow {
+function levelRow(figure: string, unit: string, l: Level, judged: boolean): ReportRow {
+  const verdict = !judged ? ' (not judged: SOAK_S under 300)' : l.grows ? ': GROWS' : '';
   return {
     figure,
     value: `${num(l.slopePerMinute, 1)} ${unit}/min`,
-    note: `floor from the start to the end of the last half ${num(l.first)} → ${num(l.last)} ${unit} (${num(l.riseShare * 100, 1)}%)${l.grows ? ': GROWS' : ''}`,
+    note: `floor from the start to the end of the last half ${num(l.first)} → ${num(l.last)} ${unit} (${num(l.riseShare * 100, 1)}%)${verdict}`,
   };
 }
 
@@ -85,8 +88,8 @@ export function soakRows(m: SoakMeasurements): ReportRow[] {
       value: `${num(m.sse.frames)} frames`,
       note: `${m.sse.connections} streams, ${m.sse.slowConsumerCuts} ended on SLOW_CONSUMER, ${m.sse.cutMidFrame} mid-frame (a kill -9 may cut one)`,
     },
-    levelRow('node RSS', 'KiB', m.rss),
-    levelRow('node open files', 'fds', m.fds),
+    levelRow('node RSS', 'KiB', m.rss, m.levelJudged),
+    levelRow('node open files', 'fds', m.fds, m.levelJudged),
     { figure: 'verdict', value: m.failures.length === 0 ? 'PASS' : 'FAIL', note: m.failures.join('; ') },
   ];
 }

@@ -49,6 +49,11 @@ const REST_MS = setting('SOAK_REST_MS', 2000, 0);
 const SAMPLE_MS = 2000;
 /** Bound on the wait, after the load, for the sink's backlog to drain. */
 const SETTLE_MS = 300_000;
+/**
+ * Below this the last half is too short for a level: a Redis outage a few seconds before
+ * the end still shows in RSS. The figures are printed, not judged.
+ */
+const LEVEL_MIN_S = 300;
 const REDIS_DOWN_MS = 5000;
 /** A Redis that hangs with its connections open: appends time out (3 s) and go to the embedded store. */
 const REDIS_STALL_MS = 10_000;
@@ -227,8 +232,8 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
   const failures = [...verdict.failures];
   if (view === undefined) failures.push('the node did not answer GET /api/v1/sinks after the load');
   else if (view.pending !== 0) failures.push(`${view.pending} events still pending after ${num(settleS)} s`);
-  if (rssLevel.grows) failures.push('RSS grows over the last half');
-  if (fdLevel.grows) failures.push('open files grow over the last half');
+  if (SOAK_S >= LEVEL_MIN_S && rssLevel.grows) failures.push('RSS grows over the last half');
+  if (SOAK_S >= LEVEL_MIN_S && fdLevel.grows) failures.push('open files grow over the last half');
   if (stopCode !== 0) failures.push(`the node's stop exited ${stopCode}`);
   const rows = soakRows({
     soakS: SOAK_S,
@@ -248,6 +253,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
     sse: sse.figures(),
     rss: rssLevel,
     fds: fdLevel,
+    levelJudged: SOAK_S >= LEVEL_MIN_S,
     failures,
   });
   return { rows, failures };
