@@ -3,7 +3,7 @@ NODE_MODULES := node_modules/.package-lock.json
 GIT_HASH := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILD_PROFILE ?= release
 
-.PHONY: build run test test-unit test-e2e fuzz bench fleet-sim schema clean packages stamp
+.PHONY: build run test test-unit test-e2e fuzz bench fleet-sim soak schema clean packages stamp
 
 $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -57,6 +57,12 @@ bench: build
 # FLEET_IDLE_MS, FLEET_BACKLOG_MS tune it.
 fleet-sim: build
 	node dist/spec/bench/fleet-sim.js
+
+# One node for SOAK_S seconds (600) under mixed load with a flapping Webhook receiver,
+# Redis and the node killed and restarted, a slow SSE consumer and a reload; then the
+# oracle (docs/soak.md). Prints one table; exits 1 when the oracle fails.
+soak: build
+	SOAK_S=$${SOAK_S:-600} node dist/spec/soak/soak.js
 
 schema: build
 	node dist/actors/config/emit-json-schema.js > schema/weir.schema.json

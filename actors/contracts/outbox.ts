@@ -128,14 +128,26 @@ export interface LeasedOutbox extends Outbox {
   lease(max: number): Promise<OutboxEntry[]>;
   /**
    * Delivered: the leased entries leave the outbox and count in total_delivered (with
-   * `count` false they do not: their event was counted in another store). Unleased ids
-   * are ignored.
+   * `count` false they do not: their event was counted in another store; with `owed`
+   * their count waits for `settleOwed`, which may drop it). Unleased ids are ignored.
    */
-  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
+  ack(ids: readonly string[], opts?: { count?: boolean | 'owed' }): Promise<void>;
   /** A failed attempt of a leased entry: counts it, sets last_error, and makes it due again at `notBeforeUnixMs`. */
   retry(id: string, error: string, notBeforeUnixMs: number): Promise<void>;
   /** The last failed attempt of a leased entry: counts it, sets last_error, and moves the entry to the dead-letter set. */
   deadLetter(id: string, error: string): Promise<void>;
+}
+
+/**
+ * The embedded store beside Redis: an event it delivered that Redis may hold too is
+ * counted only once Redis says whether its copy was counted, and until then its count
+ * is owed, kept in the store so that a kill -9 meanwhile does not lose it.
+ */
+export interface OwingOutbox extends LeasedOutbox {
+  /** The ids acknowledged with `count: 'owed'` and not settled yet, oldest first. */
+  owed(): string[];
+  /** Settles the owed counts of `ids`: `counted` of them go into total_delivered, the rest are dropped. */
+  settleOwed(ids: readonly string[], counted: number): Promise<void>;
 }
 
 /** What becomes of an entry after a delivery attempt: delivered, due again at a time, or a dead letter. */

@@ -9,25 +9,37 @@ export const DEAD_FIELD = 'weir_dead';
 const CLAIMED_FIELD = 'weir_claimed';
 
 /**
+ * How long a counted job's id is kept after BullMQ removed the job: the embedded store
+ * claims the count of an event that Redis may hold too (claimCounts) as soon as Redis
+ * answers again, and a job delivered and removed before that claim must still tell it
+ * was counted.
+ */
+export const COUNTED_KEEP_MS = 10 * 60_000;
+
+/**
  * Counts each delivered job unless its hash says it was counted: its events as
  * delivered (less those the embedded store claimed), and out of `pending` (or of
  * `dead_letters`, for a job counted dead whose move to the failed set never happened);
- * its bytes and its `enqueued` member go in the same script.
- * KEYS: state hash, enqueued, then the job hashes; ARGV: the fields counted, dead and
- * claimed, then job id, bytes and events for each job.
+ * its bytes, its `enqueued` member and its `counted` member (ids older than the keep
+ * time leave) go in the same script.
+ * KEYS: state hash, enqueued, counted, then the job hashes; ARGV: the fields counted,
+ * dead and claimed, the time and the keep time, then job id, bytes and events for each job.
  */
 const COUNT_DELIVERED = `
 local delivered, bytes, pending, dead = 0, 0, 0, 0
-for i = 3, #KEYS do
-  local a = 3 * (i - 3) + 4
+local now = tonumber(ARGV[4])
+for i = 4, #KEYS do
+  local a = 3 * (i - 4) + 6
   local id, size, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('HSETNX', KEYS[i], ARGV[1], '1') == 1 then
     delivered = delivered + n - tonumber(redis.call('HGET', KEYS[i], ARGV[3]) or '0')
     bytes = bytes + size
     if redis.call('HEXISTS', KEYS[i], ARGV[2]) == 1 then dead = dead + n else pending = pending + n end
     redis.call('ZREM', KEYS[2], id)
+    redis.call('ZADD', KEYS[3], now, id)
   end
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[5]))
 -- Lua writes a negated 0 as '-0', which HINCRBY refuses.
 for field, n in pairs({total_delivered = delivered, bytes = -bytes, pending = -pending, dead_letters = -dead}) do
   if n ~= 0 then redis.call('HINCRBY', KEYS[1], field, n) end
@@ -50,14 +62,18 @@ end`;
 
 /**
  * For each event: marks it counted on its job's hash (1), or tells its job was counted
- * already (0); a job Redis does not hold has no copy to count (1).
- * KEYS: the job hash of each event; ARGV: the fields counted and claimed, then the event ids.
+ * already (0); a job Redis does not hold has no copy to count (1) unless it was counted
+ * and removed within the keep time (0).
+ * KEYS: counted, then the job hash of each event; ARGV: the fields counted and claimed,
+ * then the event ids, then their job ids.
  */
 const CLAIM_COUNTS = `
 local out = {}
-for i, key in ipairs(KEYS) do
+local n = #KEYS - 1
+for i = 1, n do
+  local key = KEYS[i + 1]
   if redis.call('EXISTS', key) == 0 then
-    out[i] = 1
+    if redis.call('ZSCORE', KEYS[1], ARGV[n + 2 + i]) then out[i] = 0 else out[i] = 1 end
   elseif redis.call('HEXISTS', key, ARGV[1]) == 1 or redis.call('HSETNX', key, 'c:' .. ARGV[i + 2], '1') == 0 then
     out[i] = 0
   else
@@ -72,7 +88,16 @@ return out`;
  * of the event is the one to count (see SpillOutbox.maybeInBoth).
  */
 export async function claimCounts(redis: Redis, keys: SinkKeys, events: readonly { id: string; jobId: string }[]): Promise<boolean[]> {
-  const found = (await redis.eval(CLAIM_COUNTS, events.length, ...events.map((e) => keys.base + e.jobId), COUNTED_FIELD, CLAIMED_FIELD, ...events.map((e) => e.id))) as number[];
+  const found = (await redis.eval(
+    CLAIM_COUNTS,
+    events.length + 1,
+    keys.counted,
+    ...events.map((e) => keys.base + e.jobId),
+    COUNTED_FIELD,
+    CLAIMED_FIELD,
+    ...events.map((e) => e.id),
+    ...events.map((e) => e.jobId),
+  )) as number[];
   return found.map((n) => n === 1);
 }
 
@@ -114,10 +139,10 @@ export class DeliveryCounts {
   private async flush(): Promise<void> {
     const jobs = this.due.splice(0);
     this.flushing = null;
-    const keys = [this.keys.state, this.keys.enqueued, ...jobs.map((j) => this.keys.base + j.jobId)];
+    const keys = [this.keys.state, this.keys.enqueued, this.keys.counted, ...jobs.map((j) => this.keys.base + j.jobId)];
     const args = jobs.flatMap((j) => [j.jobId, j.bytes, j.events]);
     try {
-      await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, DEAD_FIELD, CLAIMED_FIELD, ...args);
+      await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, DEAD_FIELD, CLAIMED_FIELD, Date.now(), COUNTED_KEEP_MS, ...args);
     } catch (err) {
       if (!isOutOfMemory(err)) throw err;
       const sum = (f: (j: CountedJob) => number): number => jobs.reduce((n, j) => n + f(j), 0);

@@ -14,6 +14,8 @@
  *                                      (redis-loss-watch.ts)
  *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
  *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
+ *   weir:<node>:sink:<tag>:counted     zset: job id → time its delivery was counted, for
+ *                                      the last COUNTED_KEEP_MS (bullmq-counts.ts)
  */
 const enc = (s: string): string => encodeURIComponent(s);
 
@@ -27,13 +29,14 @@ export interface SinkKeys {
   state: string;
   gaps: string;
   enqueued: string;
+  counted: string;
 }
 
 export function sinkKeys(nodeId: string, sink: string): SinkKeys {
   const prefix = `weir:${enc(nodeId)}:sink`;
   const queue = enc(sink);
   const base = `${prefix}:${queue}:`;
-  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
+  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued`, counted: `${base}counted` };
 }
 
 /**

@@ -1,9 +1,9 @@
 import type {
   DeadLetter,
-  LeasedOutbox,
   OutboxAppend,
   OutboxEntry,
   OutboxState,
+  OwingOutbox,
   ReplayGap,
 } from '../contracts/outbox.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
@@ -14,6 +14,7 @@ import {
   GAPS_KEY,
   deadKey,
   entryKey,
+  owedKey,
   positionOf,
   range,
   readCounters,
@@ -58,7 +59,7 @@ interface Lease {
  * gaps are kept in memory (this instance is the sink's only writer) and written whole
  * in each batch; leases and due times are in memory too, for a lease() that reads keys only.
  */
-export class LmdbOutbox implements LeasedOutbox {
+export class LmdbOutbox implements OwingOutbox {
   private readonly leases = new LeaseBook<Lease>();
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
@@ -168,16 +169,18 @@ export class LmdbOutbox implements LeasedOutbox {
     return out;
   }
 
-  async ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
+  async ack(ids: readonly string[], { count = true }: { count?: boolean | 'owed' } = {}): Promise<void> {
     this.assertOpen();
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
+      const owedIds = count === 'owed' ? leases.map((l) => (this.recent.get(l.pos) ?? this.read(entryKey(l.pos))).stored.id) : [];
       await this.write((c) => {
-        for (const l of leases) {
+        leases.forEach((l, i) => {
           this.remove(entryKey(l.pos));
           if (this.retries.has(l.pos)) this.remove(retryKey(l.pos));
-        }
-        if (count) c.total_delivered += leases.length;
+          if (count === 'owed') this.put(owedKey(l.pos), owedIds[i]);
+        });
+        if (count === true) c.total_delivered += leases.length;
         c.pending -= leases.length;
         c.bytes -= bytes;
       });
@@ -185,6 +188,21 @@ export class LmdbOutbox implements LeasedOutbox {
       return leases;
     });
     for (const l of done ?? []) this.forget(l.pos);
+  }
+
+  owed(): string[] {
+    this.assertOpen();
+    return [...this.db.getRange(range('o'))].map(({ value }) => value as string);
+  }
+
+  async settleOwed(ids: readonly string[], counted: number): Promise<void> {
+    this.assertOpen();
+    const settled = new Set(ids);
+    const keys = [...this.db.getRange(range('o'))].filter(({ value }) => settled.has(value as string)).map(({ key }) => key);
+    await this.write((c) => {
+      for (const key of keys) this.remove(key);
+      c.total_delivered += counted;
+    });
   }
 
   async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, OwingOutbox, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { mergeStates } from './merge-states.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
@@ -70,10 +70,18 @@ export class SpillOutbox implements LeasedOutbox {
    * as well. Oldest first, for the bound.
    */
   private readonly maybeInBoth = new Set<string>();
+  /**
+   * Whether the embedded store may hold owed counts: acks whose claim Redis did not
+   * answer (it may have run the append before it went down). They are settled at a
+   * state read once Redis answers; a start settles those a killed run left.
+   */
+  private owing = true;
+  /** The settling under way: two state reads at once settle the owed counts once. */
+  private settling: Promise<void> | null = null;
 
   constructor(
     private readonly primary: EvacuableOutbox,
-    private readonly spill: LeasedOutbox,
+    private readonly spill: OwingOutbox,
     private readonly opts: SpillOutboxOptions = {},
   ) {}
 
@@ -156,14 +164,32 @@ export class SpillOutbox implements LeasedOutbox {
   async ack(ids: readonly string[]): Promise<void> {
     const shared = ids.filter((id) => this.maybeInBoth.has(id));
     if (shared.length === 0) return this.spill.ack(ids);
-    // Redis unreachable: the embedded copy counts, and a Redis copy delivered later counts too.
-    const claimed = await this.primary.claimCounts(shared).catch(() => shared.map(() => true));
-    const countedInRedis = new Set(shared.filter((_, i) => !claimed[i]));
-    await Promise.all([
-      this.spill.ack(ids.filter((id) => !countedInRedis.has(id))),
-      countedInRedis.size > 0 && this.spill.ack([...countedInRedis], { count: false }),
-    ]);
+    const claimed = await this.primary.claimCounts(shared).catch(() => null);
+    const sharedIds = new Set(shared);
+    if (claimed === null) {
+      // Redis does not answer: whether its copy (if any) counts is known once it does.
+      this.owing = true;
+      await Promise.all([this.spill.ack(ids.filter((id) => !sharedIds.has(id))), this.spill.ack(shared, { count: 'owed' })]);
+    } else {
+      const countedInRedis = new Set(shared.filter((_, i) => !claimed[i]));
+      await Promise.all([
+        this.spill.ack(ids.filter((id) => !countedInRedis.has(id))),
+        countedInRedis.size > 0 && this.spill.ack([...countedInRedis], { count: false }),
+      ]);
+    }
     for (const id of shared) this.maybeInBoth.delete(id);
+  }
+
+  /** Claims the owed counts from Redis: those whose Redis copy was not counted (or never was) count here. */
+  private async settleOwed(): Promise<void> {
+    const ids = this.spill.owed();
+    if (ids.length === 0) {
+      this.owing = false;
+      return;
+    }
+    const claimed = await this.primary.claimCounts(ids).catch(() => null);
+    if (claimed === null) return;
+    await this.spill.settleOwed(ids, claimed.filter(Boolean).length);
   }
 
   retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {
@@ -206,6 +232,12 @@ export class SpillOutbox implements LeasedOutbox {
   /** Also where an idle sink finds Redis back: the sink reads its state every second. */
   async state(): Promise<OutboxState> {
     if (this.redisDown) this.probeRedis();
+    else if (this.owing) {
+      this.settling ??= this.settleOwed()
+        .catch(() => undefined)
+        .finally(() => (this.settling = null));
+      await this.settling;
+    }
     const [p, s] = await Promise.all([this.primaryState(), this.spill.state()]);
     return mergeStates(p, s, { spillTakesWrites: this.redisDown || this.redisFull !== null, errors: [this.redisFull] });
   }

@@ -7,6 +7,8 @@ interface Through {
   readonly proto: Proto;
   /** What CONNECT asks for: an IPv4 address goes as one, a name as a domain. */
   readonly target: { readonly host: string; readonly port: number };
+  /** SOCKS5 only: `user:password`, offered as RFC 1929 authentication. */
+  readonly auth?: string;
 }
 
 /** One run of the native load client (weir-load.c); every proxy and target is on loopback. */
@@ -23,7 +25,15 @@ export type LoadJob =
 
 /** The client's command line for a job. */
 export function loadArgs(job: LoadJob): string[] {
-  const common = ['--port', String(job.port), '--proto', job.proto, '--target', `${job.target.host}:${job.target.port}`];
+  const common = [
+    '--port',
+    String(job.port),
+    '--proto',
+    job.proto,
+    '--target',
+    `${job.target.host}:${job.target.port}`,
+    ...(job.auth === undefined ? [] : ['--auth', job.auth]),
+  ];
   switch (job.kind) {
     case 'stream':
       return ['stream', ...common, '--bytes', String(job.bytes)];

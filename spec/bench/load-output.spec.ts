@@ -54,6 +54,16 @@ test('each job becomes the command line weir-load.c reads', () => {
   const common = ['--port', '1080', '--proto', 'socks5', '--target', '127.0.0.1:9000'];
   assert.equal(loadArgs({ kind: 'stream', ...through, bytes: 1024 }), ['stream', ...common, '--bytes', '1024']);
   assert.equal(loadArgs({ kind: 'rate', ...through, concurrency: 50, ms: 3000 }), ['rate', ...common, '--concurrency', '50', '--ms', '3000']);
+  assert.equal(loadArgs({ kind: 'rate', ...through, auth: 'ann:pw', concurrency: 2, ms: 10 }), [
+    'rate',
+    ...common,
+    '--auth',
+    'ann:pw',
+    '--concurrency',
+    '2',
+    '--ms',
+    '10',
+  ]);
   assert.equal(loadArgs({ kind: 'idle', ...through, proto: 'http', count: 5000, concurrency: 100, holdMs: 60000 }), [
     'idle',
     '--port',

@@ -19,6 +19,8 @@
  *     idle --count N --concurrency C
  *                            N tunnels that each echoed once, held until the origin
  *                            closes them (or --hold-ms passes, or stdin ends)
+ *   --auth USER:PASS       SOCKS5 only: offers user/password authentication (RFC 1929)
+ *                            instead of none
  *   Every result is one JSON line on stdout with the client's own CPU time (getrusage).
  */
 #define _GNU_SOURCE
@@ -247,7 +249,7 @@ static int origin(void) {
 
 enum mode { M_STREAM, M_RATE, M_IDLE };
 enum proto { P_SOCKS5, P_HTTP, P_NONE };
-enum state { S_FREE, S_CONNECTING, S_GREETING, S_REPLY, S_HTTP, S_ECHO, S_CLOSING, S_HELD, S_SENDING, S_ACK };
+enum state { S_FREE, S_CONNECTING, S_GREETING, S_AUTH, S_REPLY, S_HTTP, S_ECHO, S_CLOSING, S_HELD, S_SENDING, S_ACK };
 
 struct conn {
   unsigned char state;
@@ -270,6 +272,9 @@ struct opts {
   double per_second;
   int count;
   double hold_s;
+  /* RFC 1929 request (version, ulen, user, plen, pass); empty: no authentication. */
+  unsigned char auth[513];
+  size_t auth_len;
 };
 
 struct client {
@@ -394,7 +399,7 @@ static int step(struct client *k, int fd, uint32_t events) {
     if (k->o.proto == P_NONE) return tunnel_ready(k, fd) && (c->state != S_SENDING || step(k, fd, EPOLLOUT));
     if (k->o.proto == P_HTTP) return c->state = S_HTTP, send_all(fd, k->request, k->request_len);
     c->state = S_GREETING;
-    return send_all(fd, "\5\1\0", 3);
+    return send_all(fd, k->o.auth_len ? "\5\1\2" : "\5\1\0", 3);
   }
   if (c->state == S_SENDING) {
     if (!(events & EPOLLOUT)) return !(events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP));
@@ -428,7 +433,19 @@ static int step(struct client *k, int fd, uint32_t events) {
     switch (c->state) {
       case S_GREETING:
         if (c->got < 2) break;
-        if (c->in[0] != 5 || c->in[1] != 0 || c->got > 2) return 0;
+        if (c->in[0] != 5 || c->in[1] != (k->o.auth_len ? 2 : 0) || c->got > 2) return 0;
+        c->got = 0;
+        if (k->o.auth_len) {
+          c->state = S_AUTH;
+          if (!send_all(fd, k->o.auth, k->o.auth_len)) return 0;
+          break;
+        }
+        c->state = S_REPLY;
+        if (!send_all(fd, k->request, k->request_len)) return 0;
+        break;
+      case S_AUTH:
+        if (c->got < 2) break;
+        if (c->in[0] != 1 || c->in[1] != 0 || c->got > 2) return 0;
         c->got = 0, c->state = S_REPLY;
         if (!send_all(fd, k->request, k->request_len)) return 0;
         break;
@@ -580,7 +597,20 @@ static void run_idle(struct client *k) {
 
 static void usage(void) {
   fail("usage: weir-load origin | weir-load stream|rate|idle --port P --proto socks5|http|none --target HOST:PORT "
-       "[--bytes N] [--concurrency C] [--ms D] [--per-second R] [--count N] [--hold-ms H]");
+       "[--bytes N] [--concurrency C] [--ms D] [--per-second R] [--count N] [--hold-ms H] [--auth USER:PASS]");
+}
+
+/* USER:PASS as the RFC 1929 request; each part 1 to 255 bytes. */
+static void set_auth(struct opts *o, const char *v) {
+  const char *colon = strchr(v, ':');
+  size_t ulen = colon ? (size_t)(colon - v) : 0, plen = colon ? strlen(colon + 1) : 0;
+  if (ulen < 1 || ulen > 255 || plen < 1 || plen > 255) usage();
+  unsigned char *a = o->auth;
+  a[0] = 1, a[1] = (unsigned char)ulen;
+  memcpy(a + 2, v, ulen);
+  a[2 + ulen] = (unsigned char)plen;
+  memcpy(a + 3 + ulen, colon + 1, plen);
+  o->auth_len = 3 + ulen + plen;
 }
 
 static struct opts parse(int argc, char **argv) {
@@ -609,10 +639,12 @@ static struct opts parse(int argc, char **argv) {
     }
     else if (!strcmp(name, "--count")) o.count = atoi(v);
     else if (!strcmp(name, "--hold-ms")) o.hold_s = atof(v) / 1000;
+    else if (!strcmp(name, "--auth")) set_auth(&o, v);
     else usage();
   }
   if (o.port <= 0 || o.port > 65535 || o.target_port <= 0 || o.target_port > 65535 || o.concurrency < 1) usage();
   if (o.mode == M_STREAM && o.bytes == 0) usage();
+  if (o.auth_len && o.proto != P_SOCKS5) usage();
   if (o.seconds > 600 || o.hold_s > 600 || o.count < 1 || !(o.per_second >= 0 && o.per_second <= 1e6)) usage();
   return o;
 }

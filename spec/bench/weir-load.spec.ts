@@ -7,6 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePorts } from '../support/free-port.js';
+import { e2eConfig } from '../support/node-config.js';
+import { ALICE, usersInbound } from '../support/principal-users.js';
+import { startNode } from '../support/start-node.js';
 import { killAllNow } from './children.js';
 import { runLoad } from './load-runner.js';
 import { buildWeirLoad } from './native-build.js';
@@ -77,6 +81,24 @@ test('a CONNECT the proxy refuses fails the cycle instead of counting it', async
   const r = await runLoad(binary, job, 15_000);
   assert.is(r.completed, 0);
   assert.ok(r.failed > 0);
+});
+
+test('--auth offers user/password: the account passes a SOCKS5 inbound that requires one, a wrong password does not', async () => {
+  const [port] = await freePorts(1);
+  const node = await startNode(e2eConfig({ stateDir: path.join(dir, 'auth-node'), inbounds: [{ ...usersInbound(), listen: '127.0.0.1', port }] }));
+  try {
+    const job = (auth: string) => ({ kind: 'rate', port: port!, proto: 'socks5', auth, target: { host: '127.0.0.1', port: origins.echoOncePort }, concurrency: 2, ms: 200 }) as const;
+    const ok = await runLoad(binary, job(ALICE), 15_000);
+    assert.ok(ok.completed > 0, `${ok.completed} completed`);
+    assert.is(ok.failed, 0);
+    const refused = await runLoad(binary, job(`${ALICE}-wrong`), 15_000);
+    assert.is(refused.completed, 0);
+    assert.ok(refused.failed > 0);
+  } finally {
+    await node.stop();
+  }
+  const http = spawnSync(binary, ['rate', '--port', '1', '--proto', 'http', '--target', '127.0.0.1:1', '--auth', ALICE], { encoding: 'utf8', timeout: 5000 });
+  assert.match(http.stdout, /^\{"error":"usage: /, 'HTTP takes no --auth');
 });
 
 test('idle tunnels are held until the origin closes its echoes', async () => {

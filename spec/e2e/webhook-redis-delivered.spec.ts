@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startOrigin } from '../support/origin.js';
@@ -13,6 +14,8 @@ import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from
 
 /** What BullMQ sends with a job's completion (its return value, as JSON): the move of an acknowledged event. */
 const COMPLETION = '"delivered"';
+/** A field of every job's data: in an append's command, and in no other the node sends. */
+const JOB_DATA = 'replayed_at_unix_ms';
 
 /** The flow.completed the receiver acknowledged more than once (a redelivery under the same event_id). */
 function redelivered(acknowledged: readonly Record<string, unknown>[]): number {
@@ -72,6 +75,34 @@ test('an event delivered again after a kill -9 that caught its completion unsent
     assert.is(distinct, 5);
     const s = await settled(hn, distinct);
     assert.is(s.total_delivered, distinct, 'the redelivery is not counted again');
+  } finally {
+    await stopAll(hn, receiver, origin, link, redis);
+  }
+});
+
+test('an append Redis ran just before it died, kept in the embedded store too, counts once', async () => {
+  const { redis, link, receiver, origin, hn } = await throughCutLink();
+  try {
+    const ports = await hn.curlFlows(1);
+    await hn.sinkWhen((v) => v.pending === 0 && v.total_delivered === 1, 'the first delivered');
+    // The next append runs in Redis, then Redis dies before its reply is out: the node
+    // keeps the event in the embedded store too. The receiver refuses meanwhile, so
+    // neither copy is delivered before Redis is gone.
+    receiver.respond(() => ({ status: 503 }));
+    link.cutAfter(JOB_DATA, 1, 300);
+    ports.push(await hn.curlFlow());
+    await waitFor(() => link.met() === 1, 5000, 'the append sent', 5);
+    // Time for Redis to run it and write its AOF; the link holds the reply for 300 ms.
+    await sleep(150);
+    await redis.kill9();
+    receiver.respond(() => ({ status: 200 }));
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 15_000, 'the embedded copy delivered while Redis is down');
+    await redis.restart();
+    await waitFor(() => redelivered(receiver.acknowledged()) === 1, 30_000, 'the copy Redis kept delivered too');
+    const distinct = completedById(receiver.acknowledged()).size;
+    assert.is(distinct, 2);
+    const s = await settled(hn, distinct);
+    assert.is(s.total_delivered, distinct, 'the copy in the other store is not counted again');
   } finally {
     await stopAll(hn, receiver, origin, link, redis);
   }

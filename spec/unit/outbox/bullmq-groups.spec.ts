@@ -135,7 +135,8 @@ test('an embedded copy of an event of a job Redis ran late claims that event alo
     assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3']);
     const s = await sink.outbox.state();
     assert.equal([s.total_delivered, s.pending], [2, 0], 'the Redis copies of ev-1 and ev-3');
-    assert.equal(await sink.outbox.claimCounts(['ev-3']), [true], 'a job delivered and gone has no copy to count');
+    assert.equal(await sink.outbox.claimCounts(['ev-3']), [false], 'a job delivered and gone counted its events in Redis');
+    assert.equal(await sink.outbox.claimCounts(['ev-9']), [true], 'a job Redis never held has no copy to count');
   } finally {
     await sink.close();
   }
