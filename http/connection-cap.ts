@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { FullWarning } from '../actors/control/full-warning.js';
+import { FullWarning } from '../actors/base/full-warning.js';
 
 /**
  * Holds the control plane's connections to `limit`, the way a slowloris cannot keep an

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlOps } from '../actors/control/control-ops.js';
-import { FullWarning } from '../actors/control/full-warning.js';
+import { FullWarning } from '../actors/base/full-warning.js';
 import type { BusEvent } from '../streams/contract.js';
 import { IpcConnection } from './ipc-connection.js';
 import { LINE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_LINE_BYTES, type IpcErrorReply } from './ipc-messages.js';

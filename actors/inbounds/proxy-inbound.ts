@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Inbound } from '../contracts/inbound.js';
+import type { ConnectionBudget } from './connection-budget.js';
 import { httpProxyServer, handleHttp } from './http-session.js';
 import type { InboundEnv } from './inbound-env.js';
 import { handleMixed } from './mixed-session.js';
@@ -18,6 +19,7 @@ export class ProxyInbound implements Inbound {
     readonly protocol: InboundProtocol,
     listen: { host: string; port: number },
     private readonly env: InboundEnv,
+    private readonly connections: ConnectionBudget,
   ) {
     this.http = httpProxyServer(env);
     this.listener = new TcpListener(listen.host, listen.port, (socket) => this.accept(socket), env.log);
@@ -41,6 +43,7 @@ export class ProxyInbound implements Inbound {
   }
 
   private async accept(socket: Socket): Promise<void> {
+    if (!this.connections.admit(socket)) return void socket.destroy();
     switch (this.protocol) {
       case 'socks':
         return handleSocks5(this.env, socket);

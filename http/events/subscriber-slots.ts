@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { FullWarning } from '../../actors/control/full-warning.js';
+import { FullWarning } from '../../actors/base/full-warning.js';
 import { problem, type Problem } from '../common/problem.js';
 
 /**

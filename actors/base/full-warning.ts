@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 
 /**
- * Tells the log when a bounded pool of the control plane (IPC connections, live
- * subscribers) fills up: once each time it does, not once per refusal, so a flood of
- * refused clients cannot flood the log. Taking a place again re-arms it.
+ * Tells the log when a bounded pool (control plane and IPC connections, live
+ * subscribers, proxy connections) fills up: once each time it does, not once per
+ * refusal, so a flood of refused clients cannot flood the log. Taking a place again
+ * re-arms it.
  */
 export class FullWarning {
   private warned = false;
