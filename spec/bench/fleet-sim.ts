@@ -23,29 +23,19 @@ import { fleetStates, formatReport, reportRows } from './fleet-report.js';
 import { quietCount, settleAccounts } from './fleet-settle.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
+import { envKnob } from './env-knob.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const WORKERS = 2;
 const KILLED = 2;
 
-function setting(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    console.error(`fleet-sim: ${name} takes a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
-    process.exit(1);
-  }
-  return value;
-}
-
-const NODES = setting('FLEET_NODES', 20, KILLED + 1);
+const NODES = envKnob('fleet-sim', 'FLEET_NODES', 20, KILLED + 1);
 /** Load clients' connections in flight per node. */
-const CONCURRENCY = setting('FLEET_CONCURRENCY', 2, 1);
-const LOAD_MS = setting('FLEET_LOAD_MS', 20_000, 1000);
-const IDLE_MS = setting('FLEET_IDLE_MS', 20_000, 1000);
+const CONCURRENCY = envKnob('fleet-sim', 'FLEET_CONCURRENCY', 2, 1);
+const LOAD_MS = envKnob('fleet-sim', 'FLEET_LOAD_MS', 20_000, 1000);
+const IDLE_MS = envKnob('fleet-sim', 'FLEET_IDLE_MS', 20_000, 1000);
 /** The short loads that leave a backlog: with no worker running, and with the receiver refusing. */
-const BACKLOG_MS = setting('FLEET_BACKLOG_MS', 3000, 500);
+const BACKLOG_MS = envKnob('fleet-sim', 'FLEET_BACKLOG_MS', 3000, 500);
 /**
  * Bounds on the waits for deliveries: of the loads; of the killed nodes' backlog in
  * Redis, once no new one arrived for KILLED_QUIET_MS; of the fleet after the restart.

@@ -33,6 +33,7 @@ import {
   type Metric,
 } from './report.js';
 import { benchSinks, type SinkSettings } from './sinks.js';
+import { envKnob } from './env-knob.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -55,23 +56,13 @@ const SINK_SETTINGS: SinkSettings = {
   hotEvents: 20_000,
   timeoutMs: 60_000,
 };
-/** A whole-number knob of at least 1 from the environment; the bench refuses anything else. */
-function knob(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (Number.isInteger(value) && value >= 1) return value;
-  console.error(`bench: ${name} takes a whole number of at least 1, not ${JSON.stringify(raw)}`);
-  process.exit(1);
-}
-
 const DRAIN_SETTINGS: DrainSettings = {
-  events: knob('BENCH_DRAIN_EVENTS', 100_000),
+  events: envKnob('bench', 'BENCH_DRAIN_EVENTS', 100_000),
   workers: 2,
   timeoutMs: 600_000,
 };
 const BACKLOG_SETTINGS: BacklogSettings = {
-  seconds: knob('BENCH_BACKLOG_SECONDS', 60),
+  seconds: envKnob('bench', 'BENCH_BACKLOG_SECONDS', 60),
   sampleMs: 2000,
   settleMs: 120_000,
 };
@@ -92,11 +83,11 @@ const LIMITS_SETTINGS: LimitsSettings = {
   tunnels: Math.max(1, Math.min(10_000, Math.floor((openFilesLimit() - 1000) / 2))),
   tunnelConcurrency: 200,
   perSecond: 1000,
-  rateMs: knob('BENCH_LIMITS_SECONDS', 30) * 1000,
+  rateMs: envKnob('bench', 'BENCH_LIMITS_SECONDS', 30) * 1000,
   controlIdle: 5000,
   controlHoldMs: 10_000,
   healthEveryMs: 100,
-  flowsEveryMs: knob('BENCH_LIMITS_FLOWS_MS', 100),
+  flowsEveryMs: envKnob('bench', 'BENCH_LIMITS_FLOWS_MS', 100),
   wholeListing: limitsListings() === 'both',
   budgetMs: 100,
 };

@@ -27,24 +27,14 @@ import { archivePath, SINK_TIMEOUT_MS, SOAK_ACCOUNT, SOAK_API_KEY, SOAK_SINK, SO
 import { soakNode, type SoakNode } from './soak-node.js';
 import { judge, type Verdict } from './soak-oracle.js';
 import { soakRows, type Faults } from './soak-report.js';
+import { envKnob } from '../bench/env-knob.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-function setting(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    console.error(`soak: ${name} takes a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return value;
-}
-
-const SOAK_S = setting('SOAK_S', 600, 60);
+const SOAK_S = envKnob('soak', 'SOAK_S', 600, 60);
 /** Each load cycle: a burst at full speed, then a rest (mixed-load.ts). */
-const BURST_MS = setting('SOAK_BURST_MS', 1000, 100);
-const REST_MS = setting('SOAK_REST_MS', 2000, 0);
+const BURST_MS = envKnob('soak', 'SOAK_BURST_MS', 1000, 100);
+const REST_MS = envKnob('soak', 'SOAK_REST_MS', 2000, 0);
 /** RSS and open files are read this often; level.ts takes the floor of each twentieth of the run. */
 const SAMPLE_MS = 2000;
 /** Bound on the wait, after the load, for the sink's backlog to drain. */
