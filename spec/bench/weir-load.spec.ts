@@ -63,13 +63,14 @@ test('short connections through the raw SOCKS5 relay echo and close, with their 
 });
 
 test('a paced rate starts no more connections than are due, and refuses a pace that is not a number', async () => {
-  // 100 a second for 500 ms: at most 51 are due, where unpaced 5 at a time through the relay complete far more.
+  // 10 a second for 500 ms: at most 6 are due, where unpaced 5 at a time through the
+  // relay complete many more even on a loaded machine (some tens).
   const job = { kind: 'rate', port: relay.ports.echoOnce, proto: 'socks5', target: { host: '127.0.0.1', port: origins.echoOncePort }, concurrency: 5, ms: 500 } as const;
-  const paced = await runLoad(binary, { ...job, perSecond: 100 }, 15_000);
-  assert.ok(paced.completed >= 1 && paced.completed <= 51, `${paced.completed} completed`);
+  const paced = await runLoad(binary, { ...job, perSecond: 10 }, 15_000);
+  assert.ok(paced.completed >= 1 && paced.completed <= 6, `${paced.completed} completed`);
   assert.is(paced.failed, 0);
   const unpaced = await runLoad(binary, job, 15_000);
-  assert.ok(unpaced.completed > 51, `${unpaced.completed} completed unpaced`);
+  assert.ok(unpaced.completed > 6, `${unpaced.completed} completed unpaced`);
   const bad = spawnSync(binary, ['rate', '--port', '1', '--proto', 'none', '--target', '127.0.0.1:1', '--per-second', 'fast'], { encoding: 'utf8', timeout: 5000 });
   assert.is(bad.status, 1);
   assert.match(bad.stdout, /"error":"usage: /);
