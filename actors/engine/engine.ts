@@ -1,4 +1,4 @@
-import { Subscription, tap } from 'rxjs';
+import { Subject, Subscription, tap } from 'rxjs';
 import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
 import { SequenceReservation } from '../files/sequence-reservation.js';
@@ -10,7 +10,6 @@ import { shownChanges, sinkChanges, type SinkChanges } from './sink-changes.js';
 import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
-import type { OutboxOpenOptions } from '../contracts/outbox.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
 import { AccessLog } from '../flows/access-log.js';
 import { FlowHistory } from '../flows/flow-history.js';
@@ -28,14 +27,14 @@ import { ProbeRunner } from '../policies/probe-runner.js';
 import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { Router, type RouterOptions } from '../router/router.js';
-import { openOutboxStores, type OutboxStores } from '../outbox/outbox-stores.js';
-import { DeliveryAcks } from '../sinks/delivery-acks.js';
+import type { DeliveryAcks } from '../sinks/delivery-acks.js';
 import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
 import { SinkKeeper } from '../sinks/sink-keeper.js';
 import { keptMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
 import { StopDeadline } from '../base/stop-deadline.js';
+import { LazyOutboxStores } from './lazy-outbox-stores.js';
 import { nodeTick } from './tick.js';
 
 export interface EngineOptions {
@@ -95,11 +94,10 @@ export class Engine {
   private readonly sequences: SequenceReservation;
   readonly probes: ProbeRunner;
   /** Where the sinks tell of the deliveries their receivers acknowledged. */
-  readonly acks = new DeliveryAcks();
+  readonly acks: DeliveryAcks = new Subject();
   readonly startedAt: number;
   private detachSelections: () => void = () => {};
-  private stores: OutboxStores | null = null;
-  private storesOpening: Promise<OutboxStores> | null = null;
+  private readonly stores: LazyOutboxStores;
   private readonly wiring = new Subscription();
   private readonly now: () => number;
   private stopping: Promise<void> | null = null;
@@ -121,6 +119,13 @@ export class Engine {
     this.leftMarks = this.keeper.marks.left();
     this.sequences = SequenceReservation.open(config.node.state_dir, { published: Math.max(0, ...Object.values(this.leftMarks ?? {})) });
     if (this.sequences.problem) log.warn({ problem: this.sequences.problem }, 'event sequences may start over at 1 on the next start');
+    this.stores = new LazyOutboxStores({
+      config: () => this.config,
+      warning: (code, message) => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } }),
+      log,
+      runFirstSequence: this.sequences.first,
+      deadline: this.deadline,
+    });
     this.bus = new EventBus({
       ringCapacity: config.node.replay_ring.max_events,
       ringMaxBytes: config.node.replay_ring.max_bytes,
@@ -172,7 +177,7 @@ export class Engine {
       nodeId: this.current.node.id,
       stateDir: this.current.node.state_dir,
       bus: this.bus,
-      openOutbox: (sink, opts) => this.openOutbox(sink, opts),
+      openOutbox: (sink, opts) => this.stores.open(sink, opts),
       // Each reconnect attempt errs; an outage and its end are logged once each (openOutbox).
       redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
@@ -182,14 +187,9 @@ export class Engine {
     }, previous);
   }
 
-  /**
-   * Whether the outbox reaches Redis now (RedisHealth: what redis_unreachable and
-   * redis_recovered tell); false before a Webhook sink opened the stores, null without
-   * `redis` (a section that changes only with a restart).
-   */
+  /** Whether the outbox reaches Redis now (LazyOutboxStores.redisUp). */
   redisUp(): boolean | null {
-    if (!this.current.redis) return null;
-    return this.stores?.redisUp() ?? false;
+    return this.stores.redisUp();
   }
 
   /** True from the call of stop() on: config applies are refused then. */
@@ -254,38 +254,6 @@ export class Engine {
     });
     this.sinks = swapped.sinks;
     return swapped;
-  }
-
-  /**
-   * The outbox stores open on the first sink that needs them, once: sinks of different
-   * tags start side by side, and a second opening would claim the node id on Redis
-   * against the first. One that failed (the id in use) is tried again by the next start.
-   */
-  private async openOutbox(sink: string, opts?: OutboxOpenOptions): Promise<ReturnType<OutboxStores['open']> extends Promise<infer O> ? O : never> {
-    const publish = (code: string, message: string): unknown => this.bus.publish({ event_type: 'engine.warning', payload: { code, message } });
-    const warn = (code: string) => (message: string) => {
-      this.opts.log.warn({ code }, message);
-      publish(code, message);
-    };
-    this.storesOpening ??= openOutboxStores(this.config, {
-      onRedisError: (err) => this.opts.log.debug({ err: err.message }, 'redis error'),
-      unreachable: warn('redis_unreachable'),
-      reachable: warn('redis_recovered'),
-      lost: warn('outbox_lost'),
-      claimLost: (message) => {
-        this.opts.log.error({ code: 'node_id_in_use' }, message);
-        publish('node_id_in_use', message);
-      },
-      runFirstSequence: this.sequences.first,
-      deadline: this.deadline,
-    }).then(
-      (stores) => (this.stores = stores),
-      (err: unknown) => {
-        this.storesOpening = null;
-        throw err;
-      },
-    );
-    return (await this.storesOpening).open(sink, opts);
   }
 
   async start(): Promise<void> {
@@ -399,7 +367,7 @@ export class Engine {
     await this.principalStore.saveNow(this.principals);
     // After an apply in progress, so the sinks it starts are stopped too.
     await this.inTurn(() => Promise.all(this.sinks.map((s) => (s.stopAtShutdown ? s.stopAtShutdown() : s.stop()))));
-    await this.stores?.close();
+    await this.stores.close();
     // Once every sink has kept what it took: a stop that breaks off before here is
     // counted as a crash at the next start, one after it loses nothing.
     await this.keeper.stopped(this.sinks);

@@ -12,6 +12,7 @@ import { LeaseBook } from './lease-book.js';
 import {
   COUNTERS_KEY,
   GAPS_KEY,
+  countFailure,
   deadKey,
   entryKey,
   owedKey,
@@ -23,6 +24,7 @@ import {
   sinkState,
   toDeadLetter,
   toEntry,
+  undoCounts,
   type Counters,
   type RetryMark,
   type SinkDb,
@@ -332,7 +334,7 @@ export class LmdbOutbox implements OwingOutbox {
       let after = before;
       const gapsVersion = this.gapsVersion;
       const failed = (err: unknown): void => {
-        undo(this.counters, before, after);
+        undoCounts(this.counters, before, after);
         void this.unavailable(err).then((error) => group.forEach((w) => w.reject(error)));
       };
       try {
@@ -385,20 +387,4 @@ export class LmdbOutbox implements OwingOutbox {
   private assertOpen(): void {
     if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
   }
-}
-
-/**
- * Takes back what one batch did to the counters (from `before` to `after`), keeping
- * what other batches did meanwhile.
- */
-function undo(counters: Counters, before: Counters, after: Counters): void {
-  for (const key of ['pending', 'dead_letters', 'bytes', 'total_delivered', 'total_failed', 'replay_gaps'] as const) {
-    counters[key] -= after[key] - before[key];
-  }
-  if (counters.last_error === after.last_error) counters.last_error = before.last_error;
-}
-
-function countFailure(c: Counters, message: string, at: number): void {
-  c.total_failed += 1;
-  c.last_error = { message, at_unix_ms: at };
 }

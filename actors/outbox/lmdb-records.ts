@@ -112,3 +112,20 @@ export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: n
     gaps,
   };
 }
+
+/**
+ * Takes back what one batch did to the counters (from `before` to `after`), keeping
+ * what other batches did meanwhile.
+ */
+export function undoCounts(counters: Counters, before: Counters, after: Counters): void {
+  for (const key of ['pending', 'dead_letters', 'bytes', 'total_delivered', 'total_failed', 'replay_gaps'] as const) {
+    counters[key] -= after[key] - before[key];
+  }
+  if (counters.last_error === after.last_error) counters.last_error = before.last_error;
+}
+
+/** A failed attempt: counted, and its error kept as the last one. */
+export function countFailure(c: Counters, message: string, at: number): void {
+  c.total_failed += 1;
+  c.last_error = { message, at_unix_ms: at };
+}

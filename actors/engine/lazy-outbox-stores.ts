@@ -1,0 +1,72 @@
+import type { Logger } from 'pino';
+import type { StopDeadline } from '../base/stop-deadline.js';
+import type { WeirConfig } from '../config/schema.js';
+import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
+import { openOutboxStores, type OutboxStoreEvents, type OutboxStores } from '../outbox/outbox-stores.js';
+
+export interface LazyOutboxStoresDeps {
+  config: () => WeirConfig;
+  /** Publishes an engine.warning. */
+  warning: (code: string, message: string) => void;
+  log: Logger;
+  runFirstSequence: number;
+  deadline: StopDeadline;
+}
+
+/**
+ * The node's outbox stores, opened on the first sink that needs them, once: sinks of
+ * different tags start side by side, and a second opening would claim the node id on
+ * Redis against the first. One that failed (the id in use) is tried again by the next
+ * sink's start. What the stores tell of Redis goes to the log and the bus.
+ */
+export class LazyOutboxStores {
+  private stores: OutboxStores | null = null;
+  private opening: Promise<OutboxStores> | null = null;
+
+  constructor(private readonly deps: LazyOutboxStoresDeps) {}
+
+  async open(sink: string, opts?: OutboxOpenOptions): Promise<LeasedOutbox> {
+    this.opening ??= openOutboxStores(this.deps.config(), this.events()).then(
+      (stores) => (this.stores = stores),
+      (err: unknown) => {
+        this.opening = null;
+        throw err;
+      },
+    );
+    return (await this.opening).open(sink, opts);
+  }
+
+  /**
+   * Whether the outbox reaches Redis now (RedisHealth: what redis_unreachable and
+   * redis_recovered tell); false before a Webhook sink opened the stores, null without
+   * `redis` (a section that changes only with a restart).
+   */
+  redisUp(): boolean | null {
+    if (!this.deps.config().redis) return null;
+    return this.stores?.redisUp() ?? false;
+  }
+
+  close(): Promise<void> {
+    return this.stores?.close() ?? Promise.resolve();
+  }
+
+  private events(): OutboxStoreEvents {
+    const { log, warning } = this.deps;
+    const warn = (code: string) => (message: string) => {
+      log.warn({ code }, message);
+      warning(code, message);
+    };
+    return {
+      onRedisError: (err) => log.debug({ err: err.message }, 'redis error'),
+      unreachable: warn('redis_unreachable'),
+      reachable: warn('redis_recovered'),
+      lost: warn('outbox_lost'),
+      claimLost: (message) => {
+        log.error({ code: 'node_id_in_use' }, message);
+        warning('node_id_in_use', message);
+      },
+      runFirstSequence: this.deps.runFirstSequence,
+      deadline: this.deps.deadline,
+    };
+  }
+}
