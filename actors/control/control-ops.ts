@@ -16,7 +16,7 @@ import { applyBody, configInvalid } from './config-apply.js';
 import { routeOutboundsNotRunning } from './running-outbounds.js';
 import type { Engine } from '../engine/engine.js';
 import type { ConnectorState } from '../contracts/sink.js';
-import type { AckListener } from '../sinks/delivery-acks.js';
+import type { DeliveryAck } from '../sinks/delivery-acks.js';
 import { SelectorPolicy } from '../outbounds/selector-policy.js';
 import { UrlTestPolicy } from '../outbounds/url-test-policy.js';
 import type { ProbeCompletedPayload } from '../policies/policy-events.js';
@@ -147,9 +147,9 @@ export class ControlOps {
     );
   }
 
-  /** Calls `listener` with the events of each request a sink's receiver acknowledged; returns what stops it. */
-  onDeliveryAcks(listener: AckListener): () => void {
-    return this.engine.acks.listen(listener);
+  /** Each request a sink's receiver acknowledged, with the events it carried. */
+  deliveryAcks$(): Observable<DeliveryAck> {
+    return this.engine.acks.asObservable();
   }
 
   /** Whether the outbox reaches Redis now; false before a Webhook sink opened it, null without `redis`. */

@@ -1,24 +1,20 @@
+import { Subject } from 'rxjs';
 import type { OutboxAppend } from '../contracts/outbox.js';
 
-/** Told of each request a receiver acknowledged: the sink, the events it carried, and when. */
-export type AckListener = (sink: string, events: readonly OutboxAppend[], ackedAtUnixMs: number) => void;
+/** One request a sink's receiver acknowledged: the sink, the events it carried, and when. */
+export interface DeliveryAck {
+  sink: string;
+  events: readonly OutboxAppend[];
+  acked_at_unix_ms: number;
+}
 
 /**
  * Where the node's sinks tell of their acknowledged deliveries, once per request, for
- * whoever measures them (the delivery latency metric). No listener: nothing is done.
+ * whoever measures them (the delivery latency metric).
  */
-export class DeliveryAcks {
-  private readonly listeners = new Set<AckListener>();
+export type DeliveryAcks = Subject<DeliveryAck>;
 
-  /** Adds `listener`; returns what removes it. */
-  listen(listener: AckListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  tell(sink: string, events: readonly OutboxAppend[]): void {
-    if (this.listeners.size === 0) return;
-    const at = Date.now();
-    for (const listener of this.listeners) listener(sink, events, at);
-  }
+/** Tells `acks` of one acknowledged request; nothing is built while no one listens. */
+export function tellAck(acks: DeliveryAcks, sink: string, events: readonly OutboxAppend[]): void {
+  if (acks.observed) acks.next({ sink, events, acked_at_unix_ms: Date.now() });
 }

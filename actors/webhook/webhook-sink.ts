@@ -5,6 +5,7 @@ import type { SinkDeps } from '../sinks/sink-deps.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
 import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
 import { sinkKeys } from '../outbox/bullmq-keys.js';
+import { tellAck } from '../sinks/delivery-acks.js';
 import { DeliveryTrouble } from './delivery-trouble.js';
 import { WebhookConnector } from './webhook-connector.js';
 
@@ -63,7 +64,7 @@ export class WebhookSink implements Sink {
       publish: this.deps.publish,
     });
     const trouble = new DeliveryTrouble(c.tag, this.deps.log);
-    const acked = (entries: readonly OutboxAppend[]): void => this.deps.acks.tell(c.tag, entries);
+    const acked = (entries: readonly OutboxAppend[]): void => tellAck(this.deps.acks, c.tag, entries);
     this.connector = new WebhookConnector(outbox, {
       target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
       batchSize: c.batch_size,

@@ -21,7 +21,7 @@ export function deliveryLatency(registry: Registry, ops: ControlOps): () => void
     registers: [registry],
   });
   const bySink = new Map<string, Histogram.Internal<'sink'>>();
-  return ops.onDeliveryAcks((sink, events, at) => {
+  const subscription = ops.deliveryAcks$().subscribe(({ sink, events, acked_at_unix_ms: at }) => {
     let series = bySink.get(sink);
     if (!series) bySink.set(sink, (series = histogram.labels({ sink })));
     for (const e of events) {
@@ -30,4 +30,5 @@ export function deliveryLatency(registry: Registry, ops: ControlOps): () => void
       if (!Number.isNaN(occurred)) series.observe(Math.max(0, at - occurred) / 1000);
     }
   });
+  return () => subscription.unsubscribe();
 }

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
 import { StopDeadline } from '../../../actors/base/stop-deadline.js';
-import { DeliveryAcks } from '../../../actors/sinks/delivery-acks.js';
+import { Subject } from 'rxjs';
 import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
 import { WebhookSink } from '../../../actors/webhook/webhook-sink.js';
 import { EventBus } from '../../../streams/event-bus.js';
@@ -27,7 +27,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
     publish: () => {},
     deadline: new StopDeadline(),
     log: pino({ level: 'silent' }),
-    acks: new DeliveryAcks(),
+    acks: new Subject(),
   });
   // Adjacent ranges of two runs: sequences restart with every run, so they never merge.
   const missed = [
