@@ -18,8 +18,6 @@ export interface FlowTableOptions {
 export class FlowTable {
   /** In opening order: a Map iterates in the order its keys were added. */
   private readonly actors = new Map<string, FlowActor>();
-  /** Each active flow's opening number: increasing, never reused while the table lives. */
-  private readonly openings = new Map<string, number>();
   private readonly opened = new Subject<FlowActor>();
   private counter = 0;
   private readonly drained = new Set<() => void>();
@@ -43,7 +41,6 @@ export class FlowTable {
   open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
     const actor = new FlowActor(extend(init, { flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }), auth);
     this.actors.set(actor.id, actor);
-    this.openings.set(actor.id, this.counter);
     this.opened.next(actor);
     actor.started();
     return actor;
@@ -71,9 +68,13 @@ export class FlowTable {
     for (const actor of this.actors.values()) yield actor.record;
   }
 
-  /** The active flows' records in opening order, each with its opening number. */
+  /**
+   * The active flows' records in opening order, each with its opening number: the
+   * counter its flow_id was made from (increasing, never reused while the table lives).
+   */
   *openedRecords(): IterableIterator<[number, FlowRecord]> {
-    for (const actor of this.actors.values()) yield [this.openings.get(actor.id)!, actor.record];
+    const from = this.opts.idPrefix.length + 1;
+    for (const actor of this.actors.values()) yield [parseInt(actor.id.slice(from), 36), actor.record];
   }
 
   activeRecords(): FlowRecord[] {
@@ -108,7 +109,6 @@ export class FlowTable {
 
   private remove(flowId: string): void {
     this.actors.delete(flowId);
-    this.openings.delete(flowId);
     if (this.actors.size === 0) {
       for (const resolve of this.drained) resolve();
       this.drained.clear();
