@@ -15,8 +15,9 @@ export interface LimitsSettings {
   /** Idle SOCKS5 tunnels held through the node while the rate load runs. */
   readonly tunnels: number;
   readonly tunnelConcurrency: number;
-  /** New SOCKS5 connections a second, each a short echo, for rateMs. */
+  /** New SOCKS5 connections a second, each a short echo, for rateMs, at most rateConcurrency under way. */
   readonly perSecond: number;
+  readonly rateConcurrency: number;
   readonly rateMs: number;
   /** Idle connections held to the control plane, and for how long after they are all open. */
   readonly controlIdle: number;
@@ -105,7 +106,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
     const held = await runLoad(l.binary, idle, 600_000, async (h) => {
       say(`tunnels: ${h.held} idle tunnels held (${h.failed} failed)`);
       await quiet(target);
-      const rate = { kind: 'rate', port: node.ports.echoOnce, proto: node.proto, target: { host: '127.0.0.1', port: l.origins.echoOncePort }, concurrency: 200, ms: s.rateMs, perSecond: s.perSecond } as const;
+      const rate = { kind: 'rate', port: node.ports.echoOnce, proto: node.proto, target: { host: '127.0.0.1', port: l.origins.echoOncePort }, concurrency: s.rateConcurrency, ms: s.rateMs, perSecond: s.perSecond } as const;
       const { result, cores, rssMiB } = await watched(node.pid, async () => {
         const load = runLoad(l.binary, rate, s.rateMs + 30_000);
         const [probes, run] = await Promise.all([probeAll(controlPort, s, load), load]);

@@ -67,10 +67,3 @@ export function treeCpuTicks(root: number): number {
     return fields ? sum + Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) : sum;
   }, 0);
 }
-
-/** The soft limit on open files of this process (Node raised it to the hard limit at start-up). */
-export function openFilesLimit(): number {
-  const limits = fs.readFileSync('/proc/self/limits', 'utf8');
-  const soft = /^Max open files\s+(\S+)/m.exec(limits)?.[1];
-  return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
-}

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inboundConnectionLimit } from '../../actors/inbounds/connection-budget.js';
+import { openFilesLimit } from '../../actors/process/open-files-limit.js';
 import { killAllNow } from './children.js';
 import { benchBacklog, type BacklogSettings } from './backlog.js';
 import { formatComparisons, summarizeComparison, type Comparison } from './compare.js';
@@ -19,7 +21,6 @@ import { measurePeer, type PeerRound, type Settings } from './measure.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
 import { peers, startPeer, type PeerName } from './peers.js';
-import { openFilesLimit } from './proc-stats.js';
 import type { Load } from './proxy-steps.js';
 import {
   emptyLoadSamples,
@@ -73,16 +74,18 @@ function limitsListings(): 'both' | 'page' {
   console.error(`bench: BENCH_LIMITS_LISTINGS takes both or page, not ${JSON.stringify(raw)}`);
   process.exit(1);
 }
+/** New connections under way at once in the `limits` part. */
+const LIMITS_RATE_CONCURRENCY = 200;
 /**
  * The node holds two descriptors per idle tunnel, under the hard limit (20,000 in some
- * containers): short of 10,000 tunnels, it holds what fits beside 1,000 descriptors for
- * the new connections under way (two each) and the control plane. Out of descriptors,
- * the node's accept closes each newcomer at once, the operator's included.
+ * containers), and its inbounds take at most inboundConnectionLimit client connections:
+ * short of 10,000 tunnels, it holds what leaves room for the new connections under way.
  */
 const LIMITS_SETTINGS: LimitsSettings = {
-  tunnels: Math.max(1, Math.min(10_000, Math.floor((openFilesLimit() - 1000) / 2))),
+  tunnels: Math.max(1, Math.min(10_000, inboundConnectionLimit(openFilesLimit()) - LIMITS_RATE_CONCURRENCY)),
   tunnelConcurrency: 200,
   perSecond: 1000,
+  rateConcurrency: LIMITS_RATE_CONCURRENCY,
   rateMs: envKnob('bench', 'BENCH_LIMITS_SECONDS', 30) * 1000,
   controlIdle: 5000,
   controlHoldMs: 10_000,
@@ -112,7 +115,7 @@ function selectedParts(): Part[] {
  * too low.
  */
 function ensureFdLimit(): void {
-  const soft = openFilesLimit();
+  const soft = openFilesLimit() ?? Infinity;
   const needed = 2 * SETTINGS.idleCount + 1000;
   if (soft >= needed) return;
   console.error(`bench: open-file limit is ${soft}; ${needed} needed for ${SETTINGS.idleCount} idle tunnels (raise ulimit -Hn)`);

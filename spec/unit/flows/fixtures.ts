@@ -61,6 +61,19 @@ export function activeRecord(id = 'f-1', at = T0 + 100): FlowRecord {
   return flowTransition(openingRecord(id), { type: 'routed', at, route: ROUTE, path: PATH });
 }
 
+/**
+ * `n` active records that count how often they are serialized: each read of flow_id
+ * (JSON.stringify reads it once per record) counts one.
+ */
+export function countedRecords(n: number): { records: FlowRecord[]; serializations: () => number } {
+  let count = 0;
+  const records = Array.from({ length: n }, (_, i) => {
+    const { flow_id, ...rest } = activeRecord(`f-${i}`);
+    return Object.defineProperty({ ...rest }, 'flow_id', { get: () => (count++, flow_id), enumerable: true }) as FlowRecord;
+  });
+  return { records, serializations: () => count };
+}
+
 /** A FlowChange of the given kind whose record has exactly `revision`. */
 export function change(kind: FlowChange['kind'], id: string, revision: number): FlowChange {
   const state = kind === 'started' ? 'opening' : kind === 'completed' ? 'completed' : 'active';
