@@ -1,18 +1,13 @@
 import type { FlowRecord } from './contract.js';
+import { KeptText } from './kept-text.js';
 
 /** Records serialized between two turns of the event loop: ~1-2 ms of work. */
 export const RECORDS_PER_SLICE = 256;
 /** Text taken from serialized records between two turns: joining and writing it is well under 1 ms. */
 export const SLICE_CHARS = 1 << 20;
 
-/**
- * Each record's JSON, kept while the record lives. Records are revised by copy, never
- * changed in place, so an object's JSON never changes: an idle tunnel's record is
- * serialized once however often the table is listed, and a listing of a large table
- * of idle flows is mostly joining text. JSON.stringify's text is flat: joined again
- * and again, it is copied, never walked piece by piece as a template's would be.
- */
-const serialized = new WeakMap<FlowRecord, string>();
+/** Each record's JSON, kept while the record lives: an idle flow is serialized once however often it is listed. */
+const recordJson = new KeptText<FlowRecord>((record) => JSON.stringify(record));
 
 /** Listings waiting for their next slice, in the order they asked. */
 const waiting: (() => void)[] = [];
@@ -60,12 +55,8 @@ export async function* recordSlices(records: readonly FlowRecord[], stopped: () 
     let chars = 0;
     while (at < records.length && fresh < RECORDS_PER_SLICE && chars < SLICE_CHARS) {
       const record = records[at++]!;
-      let json = serialized.get(record);
-      if (json === undefined) {
-        json = JSON.stringify(record);
-        serialized.set(record, json);
-        fresh += 1;
-      }
+      if (!recordJson.has(record)) fresh += 1;
+      const json = recordJson.of(record);
       parts.push(json);
       chars += json.length;
     }

@@ -1,6 +1,8 @@
 import { defer, map, share, type Observable } from 'rxjs';
+import type { WeirConfig } from '../../actors/config/schema.js';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import type { StatsSnapshot } from '../../streams/contract.js';
+import type { FlowRecord, StatsSnapshot } from '../../streams/contract.js';
+import { KeptText } from '../../streams/kept-text.js';
 import { clashConnection } from './connection-view.js';
 
 /** What the Clash streams send at one tick of the node's clock. */
@@ -30,6 +32,8 @@ export class ClashSampler {
    * live reading, so the node's totals can dip; a dashboard takes a dip for a restart.
    */
   private floor = { up: 0, down: 0 };
+  /** Each flow's connection JSON under the rules in force (a reload brings new rules, and new texts). */
+  private connections: { rules: WeirConfig['route']['rules']; texts: KeptText<FlowRecord> } | null = null;
 
   constructor(private readonly ops: ControlOps) {
     this.samples$ = defer(() => {
@@ -64,13 +68,19 @@ export class ClashSampler {
       down: 0,
       inuse,
       connectionsJson: () => {
-        if (json === null) {
-          const rules = this.ops.routing().route.rules;
-          const connections = this.ops.activeFlows().map((r) => clashConnection(r, rules));
-          json = JSON.stringify({ downloadTotal: down, uploadTotal: up, connections, memory: inuse });
-        }
+        json ??= `{"downloadTotal":${down},"uploadTotal":${up},"connections":[${this.connectionTexts()}],"memory":${inuse}}`;
         return json;
       },
     };
+  }
+
+  /** The active flows as Clash connections, JSON array elements, each flow's kept while its record lives. */
+  private connectionTexts(): string {
+    const rules = this.ops.routing().route.rules;
+    if (this.connections?.rules !== rules) {
+      this.connections = { rules, texts: new KeptText((record) => JSON.stringify(clashConnection(record, rules))) };
+    }
+    const texts = this.connections.texts;
+    return this.ops.activeFlows().map((record) => texts.of(record)).join(',');
   }
 }

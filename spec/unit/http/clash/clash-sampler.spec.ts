@@ -3,12 +3,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ControlOps } from '../../../../actors/control/control-ops.js';
 import { ClashSampler, type ClashSample } from '../../../../http/clash/clash-sampler.js';
-import type { StatsSnapshot } from '../../../../streams/contract.js';
 import { PublishedEvent } from '../../../../streams/published-event.js';
-import { activeRecord } from '../../flows/fixtures.js';
+import type { WeirConfig } from '../../../../actors/config/schema.js';
+import { clashConnection } from '../../../../http/clash/connection-view.js';
+import type { FlowRecord, StatsSnapshot } from '../../../../streams/contract.js';
+import { activeRecord, countedRecords } from '../../flows/fixtures.js';
 
-/** What the sampler reads of ControlOps, with stats.sampled ticks the spec publishes and a count of table reads. */
-function fakeOps() {
+/**
+ * What the sampler reads of ControlOps, with stats.sampled ticks the spec publishes and a
+ * count of table reads; `table.records` and `table.rules` are what it reads now.
+ */
+function fakeOps(table: { records: FlowRecord[]; rules: WeirConfig['route']['rules'] } = { records: [activeRecord('f-1')], rules: [] }) {
   const ticks = new Subject<PublishedEvent>();
   let sequence = 0;
   const counts = { tableReads: 0 };
@@ -18,9 +23,9 @@ function fakeOps() {
     stats: () => current as StatsSnapshot,
     activeFlows: () => {
       counts.tableReads++;
-      return [activeRecord('f-1')];
+      return table.records;
     },
-    routing: () => ({ outbounds: [], route: { rules: [] } }),
+    routing: () => ({ outbounds: [], route: { rules: table.rules } }),
   } as unknown as ControlOps;
   const tick = (bytes_up: number, bytes_down: number): void => {
     current = { bytes_up, bytes_down };
@@ -71,6 +76,34 @@ test('nothing is built while no dashboard listens', () => {
   sub.unsubscribe();
   tick(1, 1);
   assert.is(counts.tableReads, 0);
+});
+
+test('a flow unchanged since the last tick is not converted again, until a reload brings new rules', () => {
+  const { records, serializations } = countedRecords(3);
+  const table = { records, rules: [{ domain_suffix: ['example.com'], outbound: 'proxy' }] as WeirConfig['route']['rules'] };
+  const { ops, tick } = fakeOps(table);
+  const sampler = new ClashSampler(ops);
+  const texts: string[] = [];
+  const sub = sampler.samples$.subscribe((s) => texts.push(s.connectionsJson()));
+  tick(1, 2);
+  tick(1, 2);
+  assert.is(serializations(), 3, 'each flow converted once');
+  // A revision is a new object (its flow_id a plain field, not counted): converted anew.
+  const revised = { ...records[0]!, revision: 9, traffic: { ...records[0]!.traffic, bytes_up: 77 } };
+  table.records = [revised, records[1]!, records[2]!];
+  tick(1, 2);
+  const third = JSON.parse(texts[2]!) as { connections: { upload: number }[] };
+  assert.equal(third.connections.map((c) => c.upload), [77, 0, 0]);
+  const before = serializations();
+  table.rules = [{ domain: ['example.com'], outbound: 'proxy' }];
+  tick(1, 2);
+  assert.is(serializations() - before, 2, 'the unchanged flows converted again under the new rules');
+  const expected = (rules: WeirConfig['route']['rules']) => table.records.map((r) => JSON.parse(JSON.stringify(clashConnection(r, rules))));
+  const fourth = JSON.parse(texts[3]!) as { downloadTotal: number; uploadTotal: number; connections: unknown[]; memory: number };
+  assert.equal(Object.keys(fourth), ['downloadTotal', 'uploadTotal', 'connections', 'memory']);
+  assert.equal(fourth.connections, expected(table.rules));
+  assert.equal([fourth.downloadTotal, fourth.uploadTotal], [2, 1]);
+  sub.unsubscribe();
 });
 
 test.run();
