@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reap } from '../support/child-reaper.js';
+import { within } from '../../actors/base/within.js';
 import { curl } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
-import { WEIR_BIN } from '../support/weir-bin.js';
+import { spawnWeir } from '../support/weir-child.js';
 import { cliFixture } from '../support/cli-fixture.js';
 
 const setup = cliFixture(test);
@@ -13,24 +12,20 @@ const setup = cliFixture(test);
 type Line = { event_type: string; sequence: number; payload: Record<string, unknown> };
 
 /** `weir events` against the fixture's node, with its output collected. */
-function events(configPath: string, ...extra: string[]): { lines(): Line[]; stderr(): string; kill(): void; exited: Promise<number | null> } {
-  const child = spawn(WEIR_BIN, ['events', '-c', configPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  reap(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+function events(configPath: string, ...extra: string[]): { lines(): Line[]; stderr(): string; stop(): Promise<number | null>; exited: Promise<number | null> } {
+  const weir = spawnWeir(['events', '-c', configPath, ...extra]);
   return {
     // Complete lines only: a chunk may end inside one.
     lines: () =>
-      stdout
-        .slice(0, stdout.lastIndexOf('\n') + 1)
+      weir
+        .stdout()
+        .slice(0, weir.stdout().lastIndexOf('\n') + 1)
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as Line),
-    stderr: () => stderr,
-    kill: () => child.kill('SIGINT'),
-    exited: new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code))),
+    stderr: weir.stderr,
+    stop: () => weir.stop('SIGINT'),
+    exited: weir.exit,
   };
 }
 
@@ -41,8 +36,7 @@ test('events prints the flow.snapshot, then live envelopes as JSON lines, and en
   const download = await curl([...via, origin.url('/bytes/64?case=cli-events')]);
   assert.is(download.code, 0);
   await waitFor(() => cli.lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
-  cli.kill();
-  assert.is(await cli.exited, 0, cli.stderr());
+  assert.is(await cli.stop(), 0, cli.stderr());
 
   const [snapshot, ...live] = cli.lines();
   assert.equal([snapshot?.event_type, snapshot?.payload['records']], ['flow.snapshot', []]);
@@ -59,8 +53,7 @@ test('events --types prints only the event types it names', async () => {
   const download = await curl([...via, origin.url('/bytes/64?case=cli-events-types')]);
   assert.is(download.code, 0);
   await waitFor(() => cli.lines().some((l) => l.event_type === 'flow.completed'), WAIT_MS, 'flow.completed on stdout');
-  cli.kill();
-  assert.is(await cli.exited, 0, cli.stderr());
+  assert.is(await cli.stop(), 0, cli.stderr());
   assert.equal(
     cli.lines().map((l) => l.event_type),
     ['flow.snapshot', 'flow.completed'],
@@ -85,7 +78,7 @@ test('events ends with exit 0 when the node stops: engine.stopped is its last li
   const cli = events(node.configPath);
   await waitFor(() => cli.lines().length > 0, WAIT_MS, 'the snapshot line');
   assert.is(await node.stop(), 0);
-  assert.is(await cli.exited, 0, cli.stderr());
+  assert.is(await within(cli.exited, WAIT_MS), 0, cli.stderr());
   assert.equal([cli.lines().at(-1)?.event_type, cli.stderr()], ['engine.stopped', '']);
 });
 

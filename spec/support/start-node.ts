@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { reap } from './child-reaper.js';
 import { hasExited, waitListening } from './listening.js';
 import { readyPorts } from './ready-facts.js';
 import { bootSlot } from './start-slots.js';
 import { tempDir } from './temp-dir.js';
-import { WEIR_BIN } from './weir-bin.js';
+import { spawnWeir } from './weir-child.js';
 
 export interface StartNodeOptions {
   /** Extra environment, e.g. the variables `{ "env": NAME }` secrets name. */
@@ -58,21 +56,8 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
 
   const release = await bootSlot();
   const runArgs = [...(opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath]), ...(opts.runArgs ?? [])];
-  const child = spawn(WEIR_BIN, runArgs, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...opts.env },
-  });
-  reap(child);
-  // Unreferenced, so a node a failed test left running cannot hold the runner open;
-  // every wait below is bounded by a timer, which keeps the loop alive meanwhile.
-  child.unref();
-  for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  // 'close' comes after the output pipes are drained, so stdout() is complete then.
-  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const weir = spawnWeir(runArgs, opts.env);
+  const { child } = weir;
 
   const node: WeirNode = {
     pid: child.pid!,
@@ -80,40 +65,29 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
     configPath,
     ports: Object.fromEntries(inbounds.map((i) => [i.tag, i.port])),
     controlUrl: () => {
-      const ready = readyPorts(err, []);
-      if (!ready) throw new Error(`weir printed no ready line yet; stderr: ${err}`);
+      const ready = readyPorts(weir.stderr(), []);
+      if (!ready) throw new Error(`weir printed no ready line yet; stderr: ${weir.stderr()}`);
       return ready.controlUrl;
     },
-    stdout: () => out,
-    stderr: () => err,
-    stop: (signal = 'SIGTERM') => stopChild(child, exit, signal),
-    kill9: async () => {
-      await stopChild(child, exit, 'SIGKILL');
-    },
+    stdout: weir.stdout,
+    stderr: weir.stderr,
+    stop: (signal = 'SIGTERM') => weir.stop(signal),
+    kill9: async () => void (await weir.stop('SIGKILL')),
   };
   try {
     const timeoutMs = opts.readyTimeoutMs ?? 30_000;
     if (inbounds.some((i) => i.port === 0)) {
-      node.ports = await waitUntilReady(child, () => err, inbounds, timeoutMs);
+      node.ports = await waitUntilReady(child, weir.stderr, inbounds, timeoutMs);
     } else {
       await waitUntilListening(child, inbounds, timeoutMs);
     }
   } catch (error) {
     await node.kill9();
-    throw new Error(`${(error as Error).message}\nstdout: ${out}\nstderr: ${err}`, { cause: error });
+    throw new Error(`${(error as Error).message}\nstdout: ${weir.stdout()}\nstderr: ${weir.stderr()}`, { cause: error });
   } finally {
     release();
   }
   return node;
-}
-
-async function stopChild(child: ChildProcess, exit: Promise<number | null>, signal: NodeJS.Signals): Promise<number | null> {
-  if (hasExited(child)) return exit;
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const code = await exit;
-  clearTimeout(timer);
-  return code;
 }
 
 async function waitUntilListening(child: ChildProcess, inbounds: readonly InboundLiteral[], timeoutMs: number): Promise<void> {
