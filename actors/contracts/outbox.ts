@@ -128,10 +128,10 @@ export interface LeasedOutbox extends Outbox {
   lease(max: number): Promise<OutboxEntry[]>;
   /**
    * Delivered: the leased entries leave the outbox and count in total_delivered (with
-   * `count` false they do not: their event was counted in another store; with `owed`
-   * their count waits for `settleOwed`, which may drop it). Unleased ids are ignored.
+   * `count` false they do not: their event was counted in another store). Unleased ids
+   * are ignored.
    */
-  ack(ids: readonly string[], opts?: { count?: boolean | 'owed' }): Promise<void>;
+  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
   /** A failed attempt of a leased entry: counts it, sets last_error, and makes it due again at `notBeforeUnixMs`. */
   retry(id: string, error: string, notBeforeUnixMs: number): Promise<void>;
   /** The last failed attempt of a leased entry: counts it, sets last_error, and moves the entry to the dead-letter set. */
@@ -144,7 +144,9 @@ export interface LeasedOutbox extends Outbox {
  * is owed, kept in the store so that a kill -9 meanwhile does not lose it.
  */
 export interface OwingOutbox extends LeasedOutbox {
-  /** The ids acknowledged with `count: 'owed'` and not settled yet, oldest first. */
+  /** Delivered as `ack`, but the count is owed: it waits for `settleOwed`, which may drop it. */
+  ackOwed(ids: readonly string[]): Promise<void>;
+  /** The ids acknowledged by `ackOwed` and not settled yet, oldest first. */
   owed(): string[];
   /** Settles the owed counts of `ids`: `counted` of them go into total_delivered, the rest are dropped. */
   settleOwed(ids: readonly string[], counted: number): Promise<void>;

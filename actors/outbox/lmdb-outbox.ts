@@ -171,18 +171,27 @@ export class LmdbOutbox implements OwingOutbox {
     return out;
   }
 
-  async ack(ids: readonly string[], { count = true }: { count?: boolean | 'owed' } = {}): Promise<void> {
+  ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
+    return this.delivered(ids, count ? 'count' : 'skip');
+  }
+
+  ackOwed(ids: readonly string[]): Promise<void> {
+    return this.delivered(ids, 'owe');
+  }
+
+  /** The leased entries of `ids` leave the outbox, their count taken, skipped or owed. */
+  private async delivered(ids: readonly string[], counting: 'count' | 'skip' | 'owe'): Promise<void> {
     this.assertOpen();
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
-      const owedIds = count === 'owed' ? leases.map((l) => (this.recent.get(l.pos) ?? this.read(entryKey(l.pos))).stored.id) : [];
+      const owedIds = counting === 'owe' ? leases.map((l) => (this.recent.get(l.pos) ?? this.read(entryKey(l.pos))).stored.id) : [];
       await this.write((c) => {
         leases.forEach((l, i) => {
           this.remove(entryKey(l.pos));
           if (this.retries.has(l.pos)) this.remove(retryKey(l.pos));
-          if (count === 'owed') this.put(owedKey(l.pos), owedIds[i]);
+          if (counting === 'owe') this.put(owedKey(l.pos), owedIds[i]);
         });
-        if (count === true) c.total_delivered += leases.length;
+        if (counting === 'count') c.total_delivered += leases.length;
         c.pending -= leases.length;
         c.bytes -= bytes;
       });

@@ -169,7 +169,7 @@ export class SpillOutbox implements LeasedOutbox {
     if (claimed === null) {
       // Redis does not answer: whether its copy (if any) counts is known once it does.
       this.owing = true;
-      await Promise.all([this.spill.ack(ids.filter((id) => !sharedIds.has(id))), this.spill.ack(shared, { count: 'owed' })]);
+      await Promise.all([this.spill.ack(ids.filter((id) => !sharedIds.has(id))), this.spill.ackOwed(shared)]);
     } else {
       const countedInRedis = new Set(shared.filter((_, i) => !claimed[i]));
       await Promise.all([
