@@ -8,43 +8,31 @@ import type {
 } from '../contracts/outbox.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import type { Key } from 'lmdb';
+import { AppendSignal } from './append-signal.js';
 import { LeaseBook } from './lease-book.js';
 import {
-  COUNTERS_KEY,
-  GAPS_KEY,
   countFailure,
   deadKey,
   entryKey,
   owedKey,
   positionOf,
   range,
-  readCounters,
-  readGaps,
   retryKey,
   sinkState,
   toDeadLetter,
   toEntry,
-  undoCounts,
-  type Counters,
   type RetryMark,
   type SinkDb,
   type StoredDead,
   type StoredEntry,
 } from './lmdb-records.js';
 import type { OutboxBudget } from './outbox-budget.js';
-import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
-import { batched, commitCause } from './lmdb-commit.js';
-import { AppendSignal } from './append-signal.js';
+import { OutboxClosed } from './outbox-errors.js';
 import { RecentEntries, type Held } from './recent-entries.js';
+import { SinkCommits } from './sink-commits.js';
 
 /** Bodies of pending entries kept in memory per sink for leases (RecentEntries). */
 const RECENT_MAX_BYTES = 16 * 1024 * 1024;
-
-interface Waiting {
-  ops: (counters: Counters) => void;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
 
 interface Lease {
   pos: number;
@@ -58,8 +46,8 @@ interface Lease {
  * lmdb-js's write thread and awaited until flushed to disk. Batches, not transaction
  * callbacks: a callback makes the write thread wait for the JS thread, and a
  * process.exit() during one never returns (lmdb-js issue #336). So the counters and
- * gaps are kept in memory (this instance is the sink's only writer) and written whole
- * in each batch; leases and due times are in memory too, for a lease() that reads keys only.
+ * gaps are kept in memory and written whole in each batch (SinkCommits); leases and due
+ * times are in memory too, for a lease() that reads keys only.
  */
 export class LmdbOutbox implements OwingOutbox {
   private readonly leases = new LeaseBook<Lease>();
@@ -67,19 +55,11 @@ export class LmdbOutbox implements OwingOutbox {
   private readonly retries = new Map<number, RetryMark>();
   private readonly appended = new AppendSignal();
   private readonly recent = new RecentEntries(RECENT_MAX_BYTES);
-  private readonly counters: Counters;
-  private gaps: ReplayGap[];
-  /** Changes of `gaps` made and stored: when they differ, the next batch stores the gaps. */
-  private gapsVersion = 0;
-  private storedGapsVersion = 0;
+  private readonly commits: SinkCommits;
   private nextPos = 0;
   /** Every pending position below it is leased (or was, and left): a lease scans from here. */
   private leaseFrom = 0;
   private closed = false;
-  /** Writes waiting for the batch being committed (see write). */
-  private readonly waiting: Waiting[] = [];
-  /** The loop committing `waiting`, while it runs. */
-  private committing: Promise<void> | null = null;
 
   constructor(
     readonly sink: string,
@@ -96,9 +76,8 @@ export class LmdbOutbox implements OwingOutbox {
         this.nextPos = Math.max(this.nextPos, positionOf(key) + 1);
       }
     }
-    this.counters = readCounters(db);
-    this.gaps = readGaps(db);
-    budget.load(sink, this.counters.bytes);
+    this.commits = new SinkCommits(db, sink);
+    budget.load(sink, this.commits.counters.bytes);
   }
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
@@ -117,8 +96,8 @@ export class LmdbOutbox implements OwingOutbox {
     // Before the commit: a lease may find the records before this write resolves.
     held.forEach((h, i) => this.recent.add(first + i, h));
     try {
-      await this.write((c) => {
-        held.forEach((h, i) => this.put(entryKey(first + i), h.stored));
+      await this.commits.write((c) => {
+        held.forEach((h, i) => this.commits.put(entryKey(first + i), h.stored));
         c.pending += entries.length;
         c.bytes += bytes;
       });
@@ -185,11 +164,11 @@ export class LmdbOutbox implements OwingOutbox {
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
       const owedIds = counting === 'owe' ? leases.map((l) => (this.recent.get(l.pos) ?? this.read(entryKey(l.pos))).stored.id) : [];
-      await this.write((c) => {
+      await this.commits.write((c) => {
         leases.forEach((l, i) => {
-          this.remove(entryKey(l.pos));
-          if (this.retries.has(l.pos)) this.remove(retryKey(l.pos));
-          if (counting === 'owe') this.put(owedKey(l.pos), owedIds[i]);
+          this.commits.remove(entryKey(l.pos));
+          if (this.retries.has(l.pos)) this.commits.remove(retryKey(l.pos));
+          if (counting === 'owe') this.commits.put(owedKey(l.pos), owedIds[i]);
         });
         if (counting === 'count') c.total_delivered += leases.length;
         c.pending -= leases.length;
@@ -210,8 +189,8 @@ export class LmdbOutbox implements OwingOutbox {
     this.assertOpen();
     const settled = new Set(ids);
     const keys = [...this.db.getRange(range('o'))].filter(({ value }) => settled.has(value as string)).map(({ key }) => key);
-    await this.write((c) => {
-      for (const key of keys) this.remove(key);
+    await this.commits.write((c) => {
+      for (const key of keys) this.commits.remove(key);
       c.total_delivered += counted;
     });
   }
@@ -221,8 +200,8 @@ export class LmdbOutbox implements OwingOutbox {
     const at = Date.now();
     const done = await this.leases.settle([id], async ([l]) => {
       const mark: RetryMark = { attempts: l!.attempts + 1, not_before_unix_ms: notBeforeUnixMs };
-      await this.write((c) => {
-        this.put(retryKey(l!.pos), mark);
+      await this.commits.write((c) => {
+        this.commits.put(retryKey(l!.pos), mark);
         countFailure(c, error, at);
       });
       // Set before the lease is dropped, so no lease() in between finds it due.
@@ -238,10 +217,10 @@ export class LmdbOutbox implements OwingOutbox {
     const done = await this.leases.settle([id], async ([l]) => {
       const stored = this.db.get(entryKey(l!.pos)) as StoredEntry;
       const dead: StoredDead = { ...stored, attempts: l!.attempts + 1, error, dead_at_unix_ms: at };
-      await this.write((c) => {
-        this.remove(entryKey(l!.pos));
-        if (this.retries.has(l!.pos)) this.remove(retryKey(l!.pos));
-        this.put(deadKey(l!.pos), dead);
+      await this.commits.write((c) => {
+        this.commits.remove(entryKey(l!.pos));
+        if (this.retries.has(l!.pos)) this.commits.remove(retryKey(l!.pos));
+        this.commits.put(deadKey(l!.pos), dead);
         countFailure(c, error, at);
         c.pending -= 1;
         c.dead_letters += 1;
@@ -263,12 +242,12 @@ export class LmdbOutbox implements OwingOutbox {
     const chosen = [...this.db.getRange(range('d'))].filter(({ value }) => !wanted || wanted.has((value as StoredDead).id));
     if (chosen.length === 0) return 0;
     for (const { key } of chosen) this.leaseFrom = Math.min(this.leaseFrom, positionOf(key));
-    await this.write((c) => {
+    await this.commits.write((c) => {
       for (const { key, value } of chosen) {
         const { id, sequence, body, enqueued_at_unix_ms } = value as StoredDead;
         const replayed: StoredEntry = { id, sequence, body, enqueued_at_unix_ms, replayed_at_unix_ms: now };
-        this.remove(key);
-        this.put(entryKey(positionOf(key)), replayed);
+        this.commits.remove(key);
+        this.commits.put(entryKey(positionOf(key)), replayed);
       }
       c.pending += chosen.length;
       c.dead_letters -= chosen.length;
@@ -283,96 +262,33 @@ export class LmdbOutbox implements OwingOutbox {
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
-    const last = this.gaps.at(-1);
+    const gaps = this.commits.gaps;
+    const last = gaps.at(-1);
     if (continuesLast && last) {
-      this.gaps = [...this.gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }];
+      this.commits.setGaps([...gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }]);
     } else {
       const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
-      this.gaps = [...this.gaps, record].slice(-OUTBOX_GAPS_KEPT);
-      this.counters.replay_gaps += 1;
+      this.commits.setGaps([...gaps, record].slice(-OUTBOX_GAPS_KEPT));
+      this.commits.counters.replay_gaps += 1;
     }
-    this.gapsVersion += 1;
-    await this.write(() => undefined).catch(() => undefined);
+    await this.commits.write(() => undefined).catch(() => undefined);
   }
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return sinkState(this.db, this.budget.reason, Date.now(), this.counters, this.gaps);
+    return sinkState(this.db, this.budget.reason, Date.now(), this.commits.counters, [...this.commits.gaps]);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     // Writes already made (an ack the stop did not wait for) reach LMDB before the store closes it.
-    while (this.committing) await this.committing;
+    await this.commits.idle();
     this.leases.clear();
     this.leasedPositions.clear();
     this.recent.clear();
     this.appended.clear();
     this.onClose(this);
-  }
-
-  /**
-   * The writes `ops` issues and the counters as it changed them (and the gaps, when
-   * they changed), committed in one batch; resolves once LMDB has flushed the commit to
-   * disk. Writes that come while a batch commits wait and go together in the next one
-   * (one transaction for all of them), so a busy outbox commits as often as LMDB can,
-   * not once per call. A commit that fails (a full disk) takes back what its writes did
-   * to the counters and rejects each of them with OutboxUnavailable: nothing of them
-   * happened, and a caller may try again once there is room.
-   */
-  private write(ops: (counters: Counters) => void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ ops, resolve, reject });
-      this.commitSoon();
-    });
-  }
-
-  private commitSoon(): void {
-    if (this.committing) return;
-    this.committing = this.commitWaiting().finally(() => {
-      this.committing = null;
-      if (this.waiting.length > 0) this.commitSoon();
-    });
-  }
-
-  /** Commits the waiting writes batch after batch; the next batch starts while the last one flushes. */
-  private async commitWaiting(): Promise<void> {
-    for (let group = this.waiting.splice(0); group.length > 0; group = this.waiting.splice(0)) {
-      const before = { ...this.counters };
-      let after = before;
-      const gapsVersion = this.gapsVersion;
-      const failed = (err: unknown): void => {
-        undoCounts(this.counters, before, after);
-        void this.unavailable(err).then((error) => group.forEach((w) => w.reject(error)));
-      };
-      try {
-        await this.db.batch(() => {
-          for (const w of group) w.ops(this.counters);
-          after = { ...this.counters };
-          this.put(COUNTERS_KEY, after);
-          if (gapsVersion !== this.storedGapsVersion) this.put(GAPS_KEY, this.gaps);
-        });
-      } catch (err) {
-        failed(err);
-        continue;
-      }
-      this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
-      this.db.flushed.then(() => group.forEach((w) => w.resolve()), failed);
-    }
-  }
-
-  private async unavailable(err: unknown): Promise<OutboxUnavailable> {
-    const cause = await commitCause(err);
-    return new OutboxUnavailable(`the embedded outbox of sink ${this.sink} could not commit: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
-
-  private put(key: Key, value: unknown): void {
-    batched(this.db.put(key, value));
-  }
-
-  private remove(key: Key): void {
-    batched(this.db.remove(key));
   }
 
   private read(key: Key): Held {
