@@ -17,7 +17,16 @@ test('a full outbox blocks writes, proxying goes on, the missed range is one rep
   const origin = await startOrigin();
   const hn = await startHookNode({ origin, hook: { url: receiver.url() }, outbox: { max_bytes: MAX_BYTES } });
   try {
-    await hn.curlFlows(6, 1);
+    // One flow at a time, each taken by the sink (kept, or in a gap) before the next: two
+    // flow.completed in one batching window are one append, which can miss where the
+    // second alone would have fitted, and make two gaps of what is one here.
+    for (let i = 0; i < 6; i++) {
+      const pending = (await hn.sink('hook'))!.pending;
+      await hn.curlFlow();
+      const completed = await waitForEvents(hn.events, (es) => ofType(es, 'flow.completed').length === i + 1, 5000, `flow.completed ${i + 1}`);
+      const sequence = ofType(completed, 'flow.completed')[i]!.sequence;
+      await hn.sinkWhen((s) => s.pending > pending || (s.gaps ?? []).some((g) => g.to_sequence >= sequence), `flow ${i + 1} kept or missed`);
+    }
     const blocked = await hn.sinkWhen((s) => s.outbox_storage.write_blocked && s.replay_gaps === 1, 'write_blocked and a replay gap');
     assert.is(blocked.outbox_storage.write_blocked_reason, 'max_bytes');
     const kept = blocked.pending;

@@ -135,11 +135,16 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
       assert.is(res.status, 200, res.text);
       return (res.json.sinks as SinkView[]).find((s) => s.tag === tag);
     },
-    sinkWhen(ready, what, { tag = 'hook', timeoutMs = 10_000 } = {}) {
-      return waitFor(async () => {
-        const s = await hookNode.sink(tag);
-        return s && ready(s) ? s : undefined;
-      }, timeoutMs, what);
+    async sinkWhen(ready, what, { tag = 'hook', timeoutMs = 10_000 } = {}) {
+      let last: SinkView | undefined;
+      try {
+        return await waitFor(async () => {
+          last = await hookNode.sink(tag);
+          return last && ready(last) ? last : undefined;
+        }, timeoutMs, what);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}; the sink last read: ${JSON.stringify(last)}`, { cause: error });
+      }
     },
     curlFlow,
     async curlFlows(count, parallel = 4) {
