@@ -9,7 +9,7 @@ import { formatProbe, summarizeProbe, type ProbeSummary } from './limits-report.
 import { runLoad } from './load-runner.js';
 import { startPeer, WEIR_API_KEY, weirPeer } from './peers.js';
 import { treeCpuTicks, treeRssKiB } from './proc-stats.js';
-import { quiet, rateRun, type Load } from './proxy-steps.js';
+import { idleJob, quiet, rateRun, type Load } from './proxy-steps.js';
 
 export interface LimitsSettings {
   /** Idle SOCKS5 tunnels held through the node while the rate load runs. */
@@ -93,15 +93,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
     // Warm the JIT on the paths the load takes, then let the node settle.
     await rateRun(target, l, 50, 3000);
     await quiet(target);
-    const idle = {
-      kind: 'idle',
-      port: node.ports.echo,
-      proto: node.proto,
-      target: { host: '127.0.0.1', port: l.origins.echoPort },
-      count: s.tunnels,
-      concurrency: s.tunnelConcurrency,
-      holdMs: 600_000,
-    } as const;
+    const idle = idleJob(target, l, s.tunnels, s.tunnelConcurrency, 600_000);
     let tunnels: LimitsPhase | null = null;
     const held = await runLoad(l.binary, idle, 600_000, async (h) => {
       say(`tunnels: ${h.held} idle tunnels held (${h.failed} failed)`);

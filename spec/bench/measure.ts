@@ -2,7 +2,7 @@ import { runLoad } from './load-runner.js';
 import { loadRound, type LoadRound } from './load-share.js';
 import type { RunningPeer } from './peers.js';
 import { treeRssKiB } from './proc-stats.js';
-import { failedCycles, quiet, rateRun, steadyRate, stream, type Load, type RateSettings, type Target } from './proxy-steps.js';
+import { failedCycles, idleJob, quiet, rateRun, steadyRate, stream, type Load, type RateSettings, type Target } from './proxy-steps.js';
 import type { LoadGroup, Metric } from './report.js';
 
 export interface Settings extends RateSettings {
@@ -29,15 +29,7 @@ async function idleKiB(peer: RunningPeer, l: Load, s: Settings, notes: string[])
   const target = targetOf(peer);
   const before = treeRssKiB(peer.pid);
   let after = 0;
-  const job = {
-    kind: 'idle',
-    port: peer.ports.echo,
-    proto: peer.proto,
-    target: { host: '127.0.0.1', port: l.origins.echoPort },
-    count: s.idleCount,
-    concurrency: s.idleConcurrency,
-    holdMs: 60_000,
-  } as const;
+  const job = idleJob(target, l, s.idleCount, s.idleConcurrency, 60_000);
   const held = await runLoad(l.binary, job, 240_000, async () => {
     await quiet(target);
     after = treeRssKiB(peer.pid);

@@ -1,7 +1,7 @@
-// The load steps the proxy part (measure.ts), the hop part (hop.ts) and ab.ts take
+// The load steps the proxy part (measure.ts), the hop part (hop.ts), ab.ts and limits.ts take
 // against a proxy, with the processes that serve it, driven by the native load client.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Proto } from './load-job.js';
+import type { LoadJob, Proto } from './load-job.js';
 import { runLoad } from './load-runner.js';
 import type { LoadCost } from './load-share.js';
 import type { Origins } from './origins.js';
@@ -79,6 +79,11 @@ export async function quiet(t: Target): Promise<void> {
 }
 
 const loopback = (port: number): { host: string; port: number } => ({ host: '127.0.0.1', port });
+
+/** `count` quiet tunnels through the target to the origin's echo port, `concurrency` opening at once, held up to `holdMs`. */
+export function idleJob(t: Target, l: Load, count: number, concurrency: number, holdMs: number): Extract<LoadJob, { kind: 'idle' }> {
+  return { kind: 'idle', port: t.ports.echo, proto: t.proto, target: loopback(l.origins.echoPort), count, concurrency, holdMs };
+}
 
 /** One stream of `bytes` in 1 MiB writes through the target to the origin's sink. */
 export async function stream(t: Target, l: Load, bytes: number): Promise<StreamRun> {
