@@ -40,16 +40,28 @@ export function engineFor(node: SinkNode): Engine {
 /**
  * Publishes chunk by chunk, one chunk per macrotask, so the sink's batching window and
  * delivery run between chunks as they would beside a busy node; returns the ms spent
- * inside publish.
+ * inside publish. A chunk's events are taken from `events` before its publish is timed.
  */
-export async function publishTimed(bus: EventBus, events: readonly BusEvent[], chunk: number): Promise<number> {
+export async function publishTimed(bus: EventBus, events: Iterable<BusEvent>, chunk: number): Promise<number> {
   let spent = 0;
-  for (let i = 0; i < events.length; i += chunk) {
-    const end = Math.min(i + chunk, events.length);
+  const source = events[Symbol.iterator]();
+  for (;;) {
+    const batch = take(source, chunk);
+    if (batch.length === 0) return spent;
     const start = performance.now();
-    for (let k = i; k < end; k += 1) bus.publish(events[k] as BusEvent);
+    for (const event of batch) bus.publish(event);
     spent += performance.now() - start;
     await nextMacrotask();
   }
-  return spent;
+}
+
+/** Up to `n` more items of `source`. */
+function take<T>(source: Iterator<T>, n: number): T[] {
+  const out: T[] = [];
+  while (out.length < n) {
+    const next = source.next();
+    if (next.done) break;
+    out.push(next.value);
+  }
+  return out;
 }
