@@ -3,6 +3,7 @@ import type { WeirConfig } from '../../actors/config/schema.js';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { FlowRecord, StatsSnapshot } from '../../streams/contract.js';
 import { KeptText } from '../../streams/kept-text.js';
+import { joinedSlices, textSlices } from '../../streams/text-slices.js';
 import { clashConnection } from './connection-view.js';
 
 /** What the Clash streams send at one tick of the node's clock. */
@@ -15,8 +16,11 @@ export interface ClashSample {
   down: number;
   /** Resident memory, bytes. */
   inuse: number;
-  /** The `/connections` snapshot's JSON, made on first call and shared by every reader of the sample. */
-  connectionsJson(): string;
+  /**
+   * The `/connections` snapshot's JSON, made on first call (a slice of flows per turn of
+   * the event loop) and shared by every reader of the sample.
+   */
+  connectionsJson(): Promise<string>;
 }
 
 /**
@@ -60,27 +64,24 @@ export class ClashSampler {
     this.floor = { up: Math.max(this.floor.up, stats.bytes_up), down: Math.max(this.floor.down, stats.bytes_down) };
     const { up, down } = this.floor;
     const inuse = process.memoryUsage.rss();
-    let json: string | null = null;
+    let json: Promise<string> | null = null;
     return {
       uploadTotal: up,
       downloadTotal: down,
       up: 0,
       down: 0,
       inuse,
-      connectionsJson: () => {
-        json ??= `{"downloadTotal":${down},"uploadTotal":${up},"connections":[${this.connectionTexts()}],"memory":${inuse}}`;
-        return json;
-      },
+      connectionsJson: () =>
+        (json ??= this.connectionTexts().then((connections) => `{"downloadTotal":${down},"uploadTotal":${up},"connections":[${connections}],"memory":${inuse}}`)),
     };
   }
 
   /** The active flows as Clash connections, JSON array elements, each flow's kept while its record lives. */
-  private connectionTexts(): string {
+  private connectionTexts(): Promise<string> {
     const rules = this.ops.routing().route.rules;
     if (this.connections?.rules !== rules) {
       this.connections = { rules, texts: new KeptText((record) => JSON.stringify(clashConnection(record, rules))) };
     }
-    const texts = this.connections.texts;
-    return this.ops.activeFlows().map((record) => texts.of(record)).join(',');
+    return joinedSlices(textSlices(this.ops.activeFlows(), this.connections.texts));
   }
 }

@@ -1,4 +1,4 @@
-import { concat, defer, map, of, type Observable } from 'rxjs';
+import { concat, concatMap, defer, map, of, type Observable } from 'rxjs';
 import type { ClashSampler } from './clash-sampler.js';
 import type { ClashStreamPath } from './clash-paths.js';
 import { clashLevelParam, clashLogMessages } from './log-lines.js';
@@ -21,8 +21,8 @@ export function clashStream(path: ClashStreamPath, query: URLSearchParams, src: 
   switch (path) {
     case '/connections':
       return concat(
-        defer(() => of(sampler.now().connectionsJson())),
-        sampler.samples$.pipe(map((s) => s.connectionsJson())),
+        defer(() => sampler.now().connectionsJson()),
+        sampler.samples$.pipe(concatMap((s) => s.connectionsJson())),
       );
     case '/traffic':
       return sampler.samples$.pipe(map((s) => JSON.stringify({ up: s.up, down: s.down })));

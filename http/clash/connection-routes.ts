@@ -10,8 +10,8 @@ import type { ClashSampler } from './clash-sampler.js';
  */
 export function connectionRoutes(ops: ControlOps, sampler: ClashSampler): Router {
   const r = Router();
-  r.get('/connections', (_req, res) => {
-    res.type('application/json').send(sampler.now().connectionsJson());
+  r.get('/connections', async (_req, res) => {
+    res.type('application/json').send(await sampler.now().connectionsJson());
   });
   r.delete('/connections', (_req, res) => {
     ops.closeAllFlows();

@@ -2,7 +2,7 @@ import type net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, FlowRecord, FlowSnapshotPayload } from '../../streams/contract.js';
-import { RECORDS_PER_SLICE } from '../../streams/records-json.js';
+import { RECORDS_PER_SLICE } from '../../streams/text-slices.js';
 import { socksConnect } from '../bench/socks5-client.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { fixture } from '../support/fixture.js';

@@ -1,28 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { joinSlices, RECORDS_PER_SLICE, recordSlices, SLICE_CHARS } from '../../../streams/records-json.js';
+import { joinSlices, recordSlices } from '../../../streams/records-json.js';
+import { RECORDS_PER_SLICE, SLICE_CHARS } from '../../../streams/text-slices.js';
 import type { FlowRecord } from '../../../streams/contract.js';
 import { activeRecord, countedRecords } from '../flows/fixtures.js';
+import { turnsDuring } from './turns.js';
 
 const records = (n: number) => Array.from({ length: n }, (_, i) => activeRecord(`f-${i}`));
 
 /** The listing's JSON holds `expected`, field for field. */
 function assertListed(json: string, expected: readonly FlowRecord[], message?: string): void {
   assert.equal(JSON.parse(json), JSON.parse(JSON.stringify(expected)), message);
-}
-
-/** How many turns of the event loop pass while `work` runs. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let done = false;
-  const count = (): void => {
-    turns += 1;
-    if (!done) setImmediate(count);
-  };
-  setImmediate(count);
-  await work();
-  done = true;
-  return turns;
 }
 
 test('the joined slices are JSON.stringify of the records, whatever the slicing', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Envelope, FlowRecord } from '../../../streams/contract.js';
 import type { PublishedEvent } from '../../../streams/published-event.js';
 import { EventBus } from '../../../streams/event-bus.js';
-import { RECORDS_PER_SLICE } from '../../../streams/records-json.js';
+import { RECORDS_PER_SLICE } from '../../../streams/text-slices.js';
 import { resumeEvents } from '../../../streams/subscription.js';
 import { typeFilter } from '../../../streams/type-filter.js';
 import { activeRecord, countedRecords } from '../flows/fixtures.js';

@@ -7,7 +7,9 @@ import { PublishedEvent } from '../../../../streams/published-event.js';
 import type { WeirConfig } from '../../../../actors/config/schema.js';
 import { clashConnection } from '../../../../http/clash/connection-view.js';
 import type { FlowRecord, StatsSnapshot } from '../../../../streams/contract.js';
+import { RECORDS_PER_SLICE } from '../../../../streams/text-slices.js';
 import { activeRecord, countedRecords } from '../../flows/fixtures.js';
+import { turnsDuring } from '../../streams/turns.js';
 
 /**
  * What the sampler reads of ControlOps, with stats.sampled ticks the spec publishes and a
@@ -35,13 +37,13 @@ function fakeOps(table: { records: FlowRecord[]; rules: WeirConfig['route']['rul
   return { ops, tick, counts };
 }
 
-test('every dashboard gets the same sample of a tick: the snapshot is built once however many listen', () => {
+test('every dashboard gets the same sample of a tick: the snapshot is built once however many listen', async () => {
   const { ops, tick, counts } = fakeOps();
   const sampler = new ClashSampler(ops);
   const seen: ClashSample[][] = [[], [], []];
   const subs = seen.map((list) => sampler.samples$.subscribe((s) => list.push(s)));
   tick(10, 20);
-  const texts = seen.map((list) => list[0]!.connectionsJson());
+  const texts = await Promise.all(seen.map((list) => list[0]!.connectionsJson()));
   assert.is(new Set(texts).size, 1);
   assert.is(counts.tableReads, 1);
   assert.equal(JSON.parse(texts[0]!).connections.map((c: { id: string }) => c.id), ['f-1']);
@@ -78,31 +80,45 @@ test('nothing is built while no dashboard listens', () => {
   assert.is(counts.tableReads, 0);
 });
 
-test('a flow unchanged since the last tick is not converted again, until a reload brings new rules', () => {
+test('a flow unchanged since the last tick is not converted again, until a reload brings new rules', async () => {
   const { records, serializations } = countedRecords(3);
   const table = { records, rules: [{ domain_suffix: ['example.com'], outbound: 'proxy' }] as WeirConfig['route']['rules'] };
   const { ops, tick } = fakeOps(table);
   const sampler = new ClashSampler(ops);
-  const texts: string[] = [];
-  const sub = sampler.samples$.subscribe((s) => texts.push(s.connectionsJson()));
-  tick(1, 2);
-  tick(1, 2);
+  let latest: ClashSample | undefined;
+  const sub = sampler.samples$.subscribe((s) => (latest = s));
+  // A tick's snapshot, written out before the spec changes the table.
+  const ticked = async (): Promise<{ downloadTotal: number; uploadTotal: number; connections: { upload: number }[]; memory: number }> => {
+    tick(1, 2);
+    return JSON.parse(await latest!.connectionsJson());
+  };
+  await ticked();
+  await ticked();
   assert.is(serializations(), 3, 'each flow converted once');
   // A revision is a new object (its flow_id a plain field, not counted): converted anew.
   const revised = { ...records[0]!, revision: 9, traffic: { ...records[0]!.traffic, bytes_up: 77 } };
   table.records = [revised, records[1]!, records[2]!];
-  tick(1, 2);
-  const third = JSON.parse(texts[2]!) as { connections: { upload: number }[] };
-  assert.equal(third.connections.map((c) => c.upload), [77, 0, 0]);
+  assert.equal((await ticked()).connections.map((c) => c.upload), [77, 0, 0]);
   const before = serializations();
   table.rules = [{ domain: ['example.com'], outbound: 'proxy' }];
-  tick(1, 2);
+  const fourth = await ticked();
   assert.is(serializations() - before, 2, 'the unchanged flows converted again under the new rules');
-  const expected = (rules: WeirConfig['route']['rules']) => table.records.map((r) => JSON.parse(JSON.stringify(clashConnection(r, rules))));
-  const fourth = JSON.parse(texts[3]!) as { downloadTotal: number; uploadTotal: number; connections: unknown[]; memory: number };
   assert.equal(Object.keys(fourth), ['downloadTotal', 'uploadTotal', 'connections', 'memory']);
-  assert.equal(fourth.connections, expected(table.rules));
+  assert.equal(fourth.connections, table.records.map((r) => JSON.parse(JSON.stringify(clashConnection(r, table.rules)))));
   assert.equal([fourth.downloadTotal, fourth.uploadTotal], [2, 1]);
+  sub.unsubscribe();
+});
+
+test('a large table is written a slice per turn of the event loop, and the same on the next tick in one', async () => {
+  const { ops, tick } = fakeOps({ records: Array.from({ length: 3 * RECORDS_PER_SLICE }, (_, i) => activeRecord(`f-${i}`)), rules: [] });
+  const sampler = new ClashSampler(ops);
+  let latest: ClashSample | undefined;
+  const sub = sampler.samples$.subscribe((s) => (latest = s));
+  tick(1, 2);
+  assert.is(await turnsDuring(() => latest!.connectionsJson()), 2, 'three slices, two turns');
+  tick(1, 2);
+  assert.is(await turnsDuring(() => latest!.connectionsJson()), 0, 'kept texts: one slice');
+  assert.is((JSON.parse(await latest!.connectionsJson()) as { connections: unknown[] }).connections.length, 3 * RECORDS_PER_SLICE);
   sub.unsubscribe();
 });
 
