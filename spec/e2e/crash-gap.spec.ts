@@ -95,7 +95,9 @@ test('a kill -9 and a lost sequence.json: the next run begins past what the sink
     await hn.restart();
     // Before, the run began at 1 again (below what was archived) and the gap named no range.
     await hn.sinkWhen((s) => s.replay_gaps === 1, 'the kill counted as a replay gap', { tag: 'archive' });
-    const restarted = ofType(readJsonl(hn.events), 'engine.started').at(-1)!;
+    // The gap can be counted before the new run's engine.started is written to the archive.
+    const archived = await waitForEvents(hn.events, (es) => ofType(es, 'engine.started').length === 2, WAIT_MS, 'the new run archived');
+    const restarted = ofType(archived, 'engine.started').at(-1)!;
     assert.is(restarted.sequence, kept + 1 + SEQUENCE_BLOCK, 'a block past the mark');
     assert.ok(restarted.sequence > lastBefore, `the new run (${restarted.sequence}) begins past the killed one (${lastBefore})`);
     const [warning] = await warningsOf(hn.events, 'unclean_stop');
