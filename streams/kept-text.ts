@@ -8,19 +8,17 @@
 export class KeptText<T extends object> {
   private readonly texts = new WeakMap<T, string>();
 
-  constructor(private readonly write: (value: T) => string) {}
+  constructor(private readonly writeText: (value: T) => string) {}
 
-  has(value: T): boolean {
-    return this.texts.has(value);
+  /** The text kept for `value`; undefined when it has none yet. */
+  kept(value: T): string | undefined {
+    return this.texts.get(value);
   }
 
-  /** The text of `value`, written now if it has none kept. */
-  of(value: T): string {
-    let text = this.texts.get(value);
-    if (text === undefined) {
-      text = this.write(value);
-      this.texts.set(value, text);
-    }
+  /** Writes the text of `value` and keeps it. */
+  write(value: T): string {
+    const text = this.writeText(value);
+    this.texts.set(value, text);
     return text;
   }
 }

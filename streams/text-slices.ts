@@ -51,8 +51,11 @@ export async function* textSlices<T extends object>(items: readonly T[], texts: 
     let chars = 0;
     while (at < items.length && fresh < RECORDS_PER_SLICE && chars < SLICE_CHARS) {
       const item = items[at++]!;
-      if (!texts.has(item)) fresh += 1;
-      const text = texts.of(item);
+      let text = texts.kept(item);
+      if (text === undefined) {
+        text = texts.write(item);
+        fresh += 1;
+      }
       parts.push(text);
       chars += text.length;
     }

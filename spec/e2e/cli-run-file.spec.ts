@@ -3,6 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { e2eConfig } from '../support/node-config.js';
+import { accepts } from '../support/listening.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { WAIT_MS } from '../support/far-bound.js';
@@ -32,6 +33,7 @@ test('weir run FILE runs the file, as weir run -c FILE does', async () => {
     await waitFor(() => node.stderr().includes('\n'), WAIT_MS, 'the ready line');
     const ready = new RegExp(`^weir: ready: proxy socks-in 127\\.0\\.0\\.1:${port} \\(socks\\); control http://127\\.0\\.0\\.1:\\d+/api/v1; API key in ${escape(node.configPath)}\n$`);
     assert.match(node.stderr(), ready);
+    assert.ok(await accepts(port!), 'the port the ready line names accepts connections');
   } finally {
     assert.is(await node.stop(), 0);
   }
@@ -55,6 +57,10 @@ test('the ready line names a key file and, on Redis, the dashboard', async () =>
     );
     assert.equal(rest, ['']);
     assert.not.ok(node.stderr().includes('ready-line-key-not-a-secret'));
+    // The line is read back by startNode too: these hold it to the sockets themselves.
+    assert.ok(await accepts(node.ports['mixed-in']!), 'the proxy port the ready line names accepts connections');
+    const health = await fetch(`${control}/api/v1/health`, { headers: { authorization: 'Bearer ready-line-key-not-a-secret' } });
+    assert.is(health.status, 200, 'the control URL the ready line names answers');
   } finally {
     assert.is(await node.stop(), 0);
     await redis.close();

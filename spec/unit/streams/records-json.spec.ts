@@ -16,7 +16,7 @@ function assertListed(json: string, expected: readonly FlowRecord[], message?: s
 test('the joined slices are JSON.stringify of the records, whatever the slicing', async () => {
   for (const n of [0, 1, RECORDS_PER_SLICE, RECORDS_PER_SLICE + 1, 3 * RECORDS_PER_SLICE - 5]) {
     const all = records(n);
-    assertListed(await joinSlices(recordSlices(all)), all, `${n} records`);
+    assert.is(await joinSlices(recordSlices(all)), JSON.stringify(all), `${n} records`);
   }
 });
 
