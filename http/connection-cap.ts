@@ -11,11 +11,11 @@ import { FullWarning } from '../actors/base/full-warning.js';
  * closes the newcomer instead, so held idle sockets kept every later request out until
  * their header timeout.
  */
-export function capConnections(server: http.Server, limit: number, log: Logger): void {
+export function capConnections(server: http.Server, limit: number, name: string, log: Logger): void {
   const held = new Set<Socket>();
   // Insertion order is age order: re-adding a socket that went idle again makes it the newest.
   const idle = new Set<Socket>();
-  const full = new FullWarning(log, limit, 'control plane connections full: closing the oldest idle one for each new one');
+  const full = new FullWarning(log, limit, `${name} connections full: closing the oldest idle one for each new one`);
   server.on('connection', (socket: Socket) => {
     if (held.size >= limit) {
       const oldest = idle.values().next();

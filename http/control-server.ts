@@ -10,6 +10,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-listener.j
 import { clashApi } from './clash/clash-api.js';
 import { nodeMetrics } from './metrics/node-metrics.js';
 import { capConnections } from './connection-cap.js';
+import { listenOn } from '../actors/net/listen-on.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './common/problem.js';
 import { keyCheck } from './common/bearer-key.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
@@ -75,19 +76,13 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   });
   const server = http.createServer(REQUEST_TIMEOUTS, app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
-  capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, log);
+  capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, 'control plane', log);
   const ws = wsEvents(ops, check, limits, slots, log);
   server.on('upgrade', (req, socket, head) => {
     if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);
   });
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.listen.port, opts.listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, opts.listen);
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'control plane listening');
   let open: MetricsListener | null = null;

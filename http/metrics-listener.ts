@@ -1,9 +1,12 @@
+import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { PROBLEM_CONTENT_TYPE, problem } from './common/problem.js';
 import { capConnections } from './connection-cap.js';
+import { errorHandler, notFound } from './error-handler.js';
+import { listenOn } from '../actors/net/listen-on.js';
+import { metricsRoute } from './metrics/metrics-route.js';
 
 export interface MetricsListener {
   address(): { host: string; port: number };
@@ -16,7 +19,7 @@ const MAX_CONNECTIONS = 32;
 /**
  * The metrics alone on a listener of their own (`control.metrics_listen`), open without
  * the key: GET (and HEAD) /metrics answers the registry in Prometheus text, anything
- * else 404. Nothing else of the control plane is reachable there.
+ * else is a 404 problem. Nothing else of the control plane is reachable there.
  */
 export async function startMetricsListener(
   registry: Registry,
@@ -24,29 +27,14 @@ export async function startMetricsListener(
   timeouts: http.ServerOptions,
   log: Logger,
 ): Promise<MetricsListener> {
-  const server = http.createServer(timeouts, (req, res) => {
-    const path = (req.url ?? '').split('?', 1)[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      const body = JSON.stringify(problem('NOT_FOUND', 'this listener serves GET /metrics only'));
-      res.writeHead(404, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body) }).end(body);
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) }).end(req.method === 'HEAD' ? undefined : text),
-      (err: unknown) => {
-        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'metrics collection failed');
-        res.writeHead(500).end();
-      },
-    );
-  });
-  capConnections(server, MAX_CONNECTIONS, log);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metricsRoute(registry));
+  app.use(notFound);
+  app.use(errorHandler(log));
+  const server = http.createServer(timeouts, app);
+  capConnections(server, MAX_CONNECTIONS, 'metrics listener', log);
+  await listenOn(server, listen);
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'metrics listening');
   return {

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { listenOn } from '../net/listen-on.js';
 import { plainIp } from '../net/plain-ip.js';
 
 /**
@@ -17,7 +18,7 @@ export class TcpListener {
     private readonly log: Logger,
   ) {}
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       socket.on('error', () => socket.destroy());
       this.onConnection(socket).catch((err: unknown) => {
@@ -27,14 +28,8 @@ export class TcpListener {
       });
     });
     this.server = server;
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: this.host, port: this.port }, () => {
-        server.off('error', reject);
-        server.on('error', (err) => this.log.error({ err }, 'listener error'));
-        resolve();
-      });
-    });
+    await listenOn(server, { host: this.host, port: this.port });
+    server.on('error', (err) => this.log.error({ err }, 'listener error'));
   }
 
   /**

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { within } from '../../actors/base/within.js';
+import { listenOn } from '../../actors/net/listen-on.js';
 import { createLogger, type LogFormat } from '../../actors/engine/logger.js';
 import type { WebhookSinkConfig } from '../../actors/config/schema.js';
 import { EXIT, UsageError } from '../exit-codes.js';
@@ -56,9 +57,6 @@ async function serveHealth(listen: string, queues: () => string[]): Promise<http
     res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(ok ? { status: 'ok', queues: queues() } : { error: 'not found' }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(Number(at[2]), at[1]!.replace(/^\[(.*)\]$/, '$1'), resolve);
-  });
+  await listenOn(server, { host: at[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(at[2]) });
   return server;
 }
