@@ -14,8 +14,8 @@ export function within<T>(promise: Promise<T>, ms: number, giveUp?: AbortSignal)
       end();
       resolve(null);
     };
+    if (giveUp?.aborted) return resolve(null);
     const timer = ms === Infinity ? undefined : setTimeout(late, ms);
-    if (giveUp?.aborted) return late();
     giveUp?.addEventListener('abort', late, { once: true });
     promise.then(
       (value) => {

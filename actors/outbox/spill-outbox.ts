@@ -165,10 +165,10 @@ export class SpillOutbox implements LeasedOutbox {
     const shared = ids.filter((id) => this.maybeInBoth.has(id));
     if (shared.length === 0) return this.spill.ack(ids);
     const claimed = await this.primary.claimCounts(shared).catch(() => null);
-    const sharedIds = new Set(shared);
     if (claimed === null) {
       // Redis does not answer: whether its copy (if any) counts is known once it does.
       this.owing = true;
+      const sharedIds = new Set(shared);
       await Promise.all([this.spill.ack(ids.filter((id) => !sharedIds.has(id))), this.spill.ackOwed(shared)]);
     } else {
       const countedInRedis = new Set(shared.filter((_, i) => !claimed[i]));
