@@ -1,4 +1,4 @@
-import type { ReplayGap } from '../../actors/contracts/outbox.js';
+import { inAnyGap, type Gap } from '../support/replay-gaps.js';
 import { num } from './fleet-report.js';
 
 /** One flow.completed a node archived in its JSONL sink. */
@@ -11,7 +11,7 @@ export interface ArchivedEvent {
 export interface NodeLedger {
   readonly nodeId: string;
   readonly archived: readonly ArchivedEvent[];
-  readonly gaps: readonly Pick<ReplayGap, 'from_sequence' | 'to_sequence'>[];
+  readonly gaps: readonly Gap[];
 }
 
 /**
@@ -34,8 +34,6 @@ export interface NodeAccount {
 
 const IDS_SHOWN = 3;
 
-const inAGap = (ledger: NodeLedger, sequence: number): boolean => ledger.gaps.some((g) => g.from_sequence <= sequence && sequence <= g.to_sequence);
-
 /** `acknowledged` holds the event_ids the receiver acknowledged. */
 export function accountNode(ledger: NodeLedger, acknowledged: Pick<ReadonlySet<string>, 'has'>): NodeAccount {
   let ack = 0;
@@ -43,7 +41,7 @@ export function accountNode(ledger: NodeLedger, acknowledged: Pick<ReadonlySet<s
   let inGap = 0;
   const unaccounted: string[] = [];
   for (const e of ledger.archived) {
-    const gap = inAGap(ledger, e.sequence);
+    const gap = inAnyGap(e.sequence, ledger.gaps);
     if (acknowledged.has(e.event_id)) {
       ack += 1;
       if (gap) ackInGap += 1;

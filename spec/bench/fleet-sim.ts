@@ -77,11 +77,11 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   cleanups.push(() => receiver.close());
   const arrivals = new Map<string, Arrival>();
   let read = 0;
-  const allArrived = (ids: readonly string[], what: string, timeoutMs = DELIVERY_WAIT_MS): Promise<unknown> =>
+  const allArrived = (ids: readonly string[], what: string): Promise<unknown> =>
     waitFor(() => {
       read = collectArrivals(arrivals, receiver.requests(), read);
       return ids.every((id) => arrivals.has(id));
-    }, timeoutMs, what, 250);
+    }, DELIVERY_WAIT_MS, what, 250);
   const archivedAll = (nodes: readonly FleetNode[]): string[] => nodes.flatMap(archivedIds);
 
   const emptyMemory = await probe.usedMemory();

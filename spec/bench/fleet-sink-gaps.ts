@@ -8,7 +8,8 @@ import type { FleetNode } from './fleet-nodes.js';
  */
 export async function reportedGaps(node: FleetNode): Promise<NonNullable<ConnectorState['gaps']> | null> {
   try {
-    const res = await fetch(`http://${node.control}/api/v1/sinks`, { headers: { authorization: `Bearer ${FLEET_API_KEY}` } });
+    // Bounded: settleAccounts waits for each read, and a node that hangs must not hold it past its own bound.
+    const res = await fetch(`http://${node.control}/api/v1/sinks`, { headers: { authorization: `Bearer ${FLEET_API_KEY}` }, signal: AbortSignal.timeout(5000) });
     if (res.status !== 200) return null;
     const sink = ((await res.json()) as { sinks: ConnectorState[] }).sinks.find((s) => s.tag === FLEET_SINK);
     return sink?.gaps ?? null;

@@ -9,6 +9,7 @@ import { formatProbe, summarizeProbe, type ProbeSummary } from './limits-report.
 import { runLoad } from './load-runner.js';
 import { startPeer, WEIR_API_KEY, weirPeer } from './peers.js';
 import { treeCpuTicks, treeRssKiB } from './proc-stats.js';
+import { targetOf } from './measure.js';
 import { idleJob, quiet, rateRun, type Load } from './proxy-steps.js';
 
 export interface LimitsSettings {
@@ -88,7 +89,7 @@ export async function benchLimits(repoRoot: string, tmp: string, l: Load, s: Lim
   const phases: LimitsPhase[] = [];
   const [controlPort] = (await freePorts(1)) as [number];
   const node = await startPeer(weirPeer(repoRoot, { controlPort }), tmp, l.origins, 15_000);
-  const target = { proto: node.proto, ports: node.ports, pids: [node.pid] };
+  const target = targetOf(node);
   try {
     // Warm the JIT on the paths the load takes, then let the node settle.
     await rateRun(target, l, 50, 3000);

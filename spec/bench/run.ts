@@ -72,7 +72,7 @@ function limitsListings(): 'both' | 'page' {
   const raw = process.env.BENCH_LIMITS_LISTINGS || 'both';
   if (raw === 'both' || raw === 'page') return raw;
   console.error(`bench: BENCH_LIMITS_LISTINGS takes both or page, not ${JSON.stringify(raw)}`);
-  process.exit(1);
+  process.exit(2);
 }
 /** New connections under way at once in the `limits` part. */
 const LIMITS_RATE_CONCURRENCY = 200;

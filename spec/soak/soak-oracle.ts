@@ -1,3 +1,5 @@
+import { inAnyGap, type Gap } from '../support/replay-gaps.js';
+
 /** One `flow.completed` as the node's JSONL archive holds it. */
 export interface Archived {
   readonly eventId: string;
@@ -10,12 +12,6 @@ export interface ArchiveRead {
   readonly completed: readonly Archived[];
   /** Lines that do not parse, a last line without its newline included. */
   readonly torn: number;
-}
-
-/** A replay gap as the sink's connector state lists it. */
-export interface Gap {
-  readonly from_sequence: number;
-  readonly to_sequence: number;
 }
 
 export interface OracleInput {
@@ -67,10 +63,6 @@ export function readArchive(text: string): ArchiveRead {
     if (e['event_type'] === 'flow.completed') completed.push({ eventId: String(e['event_id']), sequence: Number(e['sequence']) });
   }
   return { lines: parts.length + (last === '' ? 0 : 1), completed, torn };
-}
-
-function inAnyGap(sequence: number, gaps: readonly Gap[]): boolean {
-  return gaps.some((g) => g.from_sequence <= sequence && sequence <= g.to_sequence);
 }
 
 /**
