@@ -1,19 +1,14 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reap } from '../support/child-reaper.js';
 import { curl, CURL_TIMED_OUT } from '../support/curl.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { E2E_API_KEY, e2eConfig } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
-import { readyPorts } from '../support/ready-facts.js';
+import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-import { WEIR_BIN } from '../support/weir-bin.js';
 
 // Under a descriptor limit of 1,000 the inbounds hold at most (1,000 - 768) / 2 client
 // connections together; the ones over it are closed at once, so as many silent clients
@@ -34,21 +29,14 @@ function silentConnection(port: number): { socket: net.Socket; closed: () => boo
 
 test('proxy connections over the descriptor budget are closed at once; the control plane still answers', async () => {
   const origin = await startOrigin();
-  const stateDir = tempDir();
-  const config = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
+  const config = e2eConfig({ stateDir: tempDir(), inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port: 0 }] });
   // Silent clients are held for the whole spec, not timed out for a missing handshake.
   config['flows'] = { handshake_timeout_ms: 120_000 };
-  const configPath = path.join(stateDir, 'weir.json');
-  fs.writeFileSync(configPath, JSON.stringify(config));
-  const child = spawn('sh', ['-c', `ulimit -n ${FD_LIMIT} && exec "$0" "$@"`, WEIR_BIN, 'run', '-c', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
-  reap(child);
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const node = await startNode(config, { fdLimit: FD_LIMIT });
+  const output = (): string => node.stdout() + node.stderr();
   const held: ReturnType<typeof silentConnection>[] = [];
   try {
-    const ready = await waitFor(() => readyPorts(output, ['socks-in']), WAIT_MS, 'the ready line');
-    const socksPort = ready.inbounds['socks-in']!;
+    const socksPort = node.ports['socks-in']!;
     for (let i = 0; i < HELD; i++) {
       held.push(silentConnection(socksPort));
       if (i % 50 === 0) await sleep(10);
@@ -58,12 +46,12 @@ test('proxy connections over the descriptor budget are closed at once; the contr
     assert.is(held.filter((c) => c.closed()).length, HELD - LIMIT, `${LIMIT} held, the rest closed`);
     assert.ok(held.slice(0, LIMIT).every((c) => !c.closed()), 'the first ones are the ones held');
 
-    const health = await curl(['-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${E2E_API_KEY}`, `${ready.controlUrl}/api/v1/health`]);
+    const health = await curl(['-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${E2E_API_KEY}`, `${node.controlUrl()}/api/v1/health`]);
     assert.is(health.body.toString(), '200', `the control plane answers while the inbounds are full: ${health.stderr}`);
     const refusedThrough = await curl(['--socks5-hostname', `127.0.0.1:${socksPort}`, origin.url('/bytes/10')], 5000);
     // Closed at once: refused by the proxy, not left to curl's 5 s timeout.
     assert.ok(![0, CURL_TIMED_OUT].includes(refusedThrough.code ?? 0), `a proxy request over the budget is refused at once: curl ${refusedThrough.code}`);
-    assert.is(output.split('proxy connections full').length - 1, 1, `one log line for the episode:\n${output}`);
+    assert.is(output().split('proxy connections full').length - 1, 1, `one log line for the episode:\n${output()}`);
 
     for (const c of held.slice(0, 10)) c.socket.destroy();
     await sleep(300);
@@ -71,7 +59,7 @@ test('proxy connections over the descriptor budget are closed at once; the contr
     assert.is(through.code, 0, `a freed place serves a proxy request again: ${through.stderr}`);
   } finally {
     for (const c of held) c.socket.destroy();
-    child.kill('SIGKILL');
+    await node.kill9();
     await origin.close();
   }
 });

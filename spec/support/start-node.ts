@@ -17,6 +17,8 @@ export interface StartNodeOptions {
   positionalConfig?: boolean;
   /** More `weir run` arguments, e.g. `--log-format pretty`. @defaultValue [] */
   runArgs?: string[];
+  /** Runs the node under this open-files limit (`ulimit -n`). */
+  fdLimit?: number;
 }
 
 export interface WeirNode {
@@ -56,7 +58,7 @@ export async function startNode(config: Record<string, unknown>, opts: StartNode
 
   const release = await bootSlot();
   const runArgs = [...(opts.positionalConfig ? ['run', configPath] : ['run', '-c', configPath]), ...(opts.runArgs ?? [])];
-  const weir = spawnWeir(runArgs, opts.env);
+  const weir = spawnWeir(runArgs, opts.env, opts.fdLimit);
   const { child } = weir;
 
   const node: WeirNode = {

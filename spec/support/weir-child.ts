@@ -16,12 +16,15 @@ export interface WeirChild {
 }
 
 /**
- * Starts `weir <args>`, killed when the test process exits. Unreferenced, so a child a
+ * Starts `weir <args>` (under a descriptor limit of `fdLimit` when given), killed when
+ * the test process exits. Unreferenced, so a child a
  * failed test left running cannot hold the runner open; the waits on it are bounded by
  * timers, which keep the loop alive meanwhile.
  */
-export function spawnWeir(args: readonly string[], env: Record<string, string> = {}): WeirChild {
-  const child = spawn(WEIR_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+export function spawnWeir(args: readonly string[], env: Record<string, string> = {}, fdLimit?: number): WeirChild {
+  // With fdLimit, a shell lowers the descriptor limit and execs weir, which keeps its pid.
+  const [command, argv] = fdLimit === undefined ? [WEIR_BIN, args] : ['sh', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, WEIR_BIN, ...args]];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   reap(child);
   child.unref();
   for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
