@@ -5,7 +5,7 @@ import { startOrigin } from '../support/origin.js';
 import { startRedisReplyCut } from '../support/redis-reply-cut.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
-import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { completedById, deliveredAll } from '../support/webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from '../support/webhook-node.js';
 
@@ -39,6 +39,14 @@ async function throughCutLink() {
   return { redis, link, receiver, origin, hn };
 }
 
+/** The receiver acknowledged `expected` distinct events, and the sink, settled, counts each once. */
+async function assertCountedOnce(hn: HookNode, receiver: WebhookReceiver, expected: number, why: string): Promise<void> {
+  const distinct = completedById(receiver.acknowledged()).size;
+  assert.is(distinct, expected);
+  const s = await settled(hn, distinct);
+  assert.is(s.total_delivered, distinct, why);
+}
+
 test('a delivery whose completion Redis ran but never answered counts once, as the receiver got it', async () => {
   const { redis, link, receiver, origin, hn } = await throughCutLink();
   try {
@@ -49,10 +57,7 @@ test('a delivery whose completion Redis ran but never answered counts once, as t
     // A completion that also handed the worker its next job loses that job's reply too:
     // the job waits, active, until its lock lapses and a stalled-job check returns it (15-25 s).
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports) && link.met() === 2, 40_000, 'six deliveries, two of them cut');
-    const distinct = completedById(receiver.acknowledged()).size;
-    assert.is(distinct, 6);
-    const s = await settled(hn, distinct);
-    assert.is(s.total_delivered, distinct, 'one count per distinct event the receiver acknowledged');
+    await assertCountedOnce(hn, receiver, 6, 'one count per distinct event the receiver acknowledged');
   } finally {
     await stopAll(hn, receiver, origin, link, redis);
   }
@@ -71,10 +76,7 @@ test('an event delivered again after a kill -9 that caught its completion unsent
     await hn.restart();
     ports.push(...(await hn.curlFlows(2)));
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports) && redelivered(receiver.acknowledged()) === 1, 15_000, 'the third delivered again after the restart');
-    const distinct = completedById(receiver.acknowledged()).size;
-    assert.is(distinct, 5);
-    const s = await settled(hn, distinct);
-    assert.is(s.total_delivered, distinct, 'the redelivery is not counted again');
+    await assertCountedOnce(hn, receiver, 5, 'the redelivery is not counted again');
   } finally {
     await stopAll(hn, receiver, origin, link, redis);
   }
@@ -99,10 +101,7 @@ test('an append Redis ran just before it died, kept in the embedded store too, c
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 15_000, 'the embedded copy delivered while Redis is down');
     await redis.restart();
     await waitFor(() => redelivered(receiver.acknowledged()) === 1, 30_000, 'the copy Redis kept delivered too');
-    const distinct = completedById(receiver.acknowledged()).size;
-    assert.is(distinct, 2);
-    const s = await settled(hn, distinct);
-    assert.is(s.total_delivered, distinct, 'the copy in the other store is not counted again');
+    await assertCountedOnce(hn, receiver, 2, 'the copy in the other store is not counted again');
   } finally {
     await stopAll(hn, receiver, origin, link, redis);
   }
