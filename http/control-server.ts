@@ -12,13 +12,19 @@ import { nodeMetrics } from './metrics/node-metrics.js';
 import { capConnections } from './connection-cap.js';
 import { listenOn } from '../actors/net/listen-on.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './common/problem.js';
-import { keyCheck } from './common/bearer-key.js';
+import { controlKeys, type ControlKey } from './common/bearer-key.js';
+import { controlAuth } from './auth/control-auth.js';
+import { routeTable, type ScopedRoute } from './auth/route-table.js';
+import { CLASH_STREAM_PATHS } from './clash/clash-paths.js';
+import type { AuthThrottleOptions } from './auth/auth-throttle.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
 import { subscriberSlots } from './events/subscriber-slots.js';
-import { wsEvents } from './events/ws-upgrade.js';
+import { WS_PATH, wsEvents } from './events/ws-upgrade.js';
 
 export interface HttpControl {
   address(): { host: string; port: number };
+  /** Every route of the listener (REST, Clash, the WebSocket upgrades) with the scope it demands. */
+  routes(): ScopedRoute[];
   /** Where the metrics listener of `metricsListen` listens; null without one. */
   metricsAddress(): { host: string; port: number } | null;
   /** Ends every stream and connection and stops listening. */
@@ -29,7 +35,12 @@ export interface HttpControlOptions {
   listen: { host: string; port: number };
   /** A listener of GET /metrics alone, open without the key (control.metrics_listen); none when absent. */
   metricsListen?: { host: string; port: number };
+  /** control.api_key: an admin key with the id `api_key`. */
   apiKey: Secret;
+  /** control.keys: more keys, each with an id and a scope. @defaultValue [] */
+  keys?: readonly ControlKey[];
+  /** Limits of the wrong-key throttle; tests shorten them. */
+  authThrottle?: Partial<AuthThrottleOptions>;
   healthRequiresKey: boolean;
   maxBodyBytes: number;
   log: Logger;
@@ -58,13 +69,13 @@ const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, conne
 /** Starts the HTTP control plane (REST, SSE, WebSocket) on one listener. Port 0 picks a free port. */
 export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions): Promise<HttpControl> {
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
-  const check = keyCheck(opts.apiKey);
   const log = opts.log.child({ room: 'http' });
+  const auth = controlAuth(controlKeys({ api_key: opts.apiKey, keys: opts.keys ?? [] }), log, opts.authThrottle);
   const slots = subscriberSlots(limits.maxSubscribers, log);
-  const clash = clashApi(ops, { check, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
+  const clash = clashApi(ops, { auth, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
   const metrics = nodeMetrics(ops, slots, opts.ipcSubscribers ?? (() => 0));
   const app = buildApp(ops, {
-    check,
+    auth,
     apiKey: opts.apiKey,
     healthRequiresKey: opts.healthRequiresKey,
     maxBodyBytes: opts.maxBodyBytes,
@@ -77,7 +88,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   const server = http.createServer(REQUEST_TIMEOUTS, app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, 'control plane', log);
-  const ws = wsEvents(ops, check, limits, slots, log);
+  const ws = wsEvents(ops, auth, limits, slots, log);
   server.on('upgrade', (req, socket, head) => {
     if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);
   });
@@ -94,6 +105,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
         ws.close(WS_CLOSE_GRACE_MS);
         clash.close(WS_CLOSE_GRACE_MS);
         metrics.close();
+        auth.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();
@@ -111,6 +123,8 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   }
   return {
     address: () => ({ host: address, port }),
+    // The upgrades are no Express routes: every WebSocket is a stream, and every key reads streams.
+    routes: () => [...routeTable((app as unknown as { router: unknown }).router), ...[WS_PATH, ...CLASH_STREAM_PATHS].map((path) => ({ method: 'WS', path, scope: 'read' as const }))],
     metricsAddress: () => open?.address() ?? null,
     close,
   };

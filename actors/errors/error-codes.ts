@@ -25,6 +25,8 @@ export const CONTROL_ERRORS = {
  * them, so IPC and the CLI never carry them).
  */
 export const HTTP_PROBLEMS = {
+  OUT_OF_SCOPE: { status: 403, title: 'The key\'s scope does not allow this operation' },
+  AUTH_THROTTLED: { status: 429, title: 'Too many wrong keys from this address' },
   TOO_MANY_SUBSCRIBERS: { status: 503, title: 'Too many live subscribers' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
