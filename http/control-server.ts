@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -15,6 +14,8 @@ import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './common/problem.js
 import { controlKeys, type ControlKey } from './common/bearer-key.js';
 import { controlAuth } from './auth/control-auth.js';
 import { routeTable, type ScopedRoute } from './auth/route-table.js';
+import { controlServers } from './tls/control-servers.js';
+import type { TlsPaths } from './tls/tls-material.js';
 import { CLASH_STREAM_PATHS } from './clash/clash-paths.js';
 import type { AuthThrottleOptions } from './auth/auth-throttle.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
@@ -27,6 +28,10 @@ export interface HttpControl {
   routes(): ScopedRoute[];
   /** Where the metrics listener of `metricsListen` listens; null without one. */
   metricsAddress(): { host: string; port: number } | null;
+  /** Whether the listeners speak HTTPS (control.tls). */
+  readonly tls: boolean;
+  /** Reads control.tls again (SIGHUP); a pair that cannot serve is logged and the one in use stays. */
+  reloadTls(): boolean;
   /** Ends every stream and connection and stops listening. */
   close(): Promise<void>;
 }
@@ -43,6 +48,8 @@ export interface HttpControlOptions {
   authThrottle?: Partial<AuthThrottleOptions>;
   healthRequiresKey: boolean;
   maxBodyBytes: number;
+  /** control.tls: the listeners (control and metrics) speak HTTPS, mTLS with a client_ca. Default: plain HTTP. */
+  tls?: TlsPaths;
   log: Logger;
   /** The node's log lines (JSON), for the Clash `/logs` stream. */
   logLines$: Observable<string>;
@@ -85,7 +92,9 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
     metrics: metrics.registry,
     log,
   });
-  const server = http.createServer(REQUEST_TIMEOUTS, app);
+  // First: a certificate that cannot serve stops the start before anything listens.
+  const servers = controlServers(REQUEST_TIMEOUTS, opts.tls, log);
+  const server = servers.create(app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, 'control plane', log);
   const ws = wsEvents(ops, auth, limits, slots, log);
@@ -95,7 +104,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   server.on('clientError', answerClientError);
   await listenOn(server, opts.listen);
   const { address, port } = server.address() as AddressInfo;
-  log.info({ host: address, port }, 'control plane listening');
+  log.info({ host: address, port, tls: servers.tls }, 'control plane listening');
   let open: MetricsListener | null = null;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -106,6 +115,7 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
         clash.close(WS_CLOSE_GRACE_MS);
         metrics.close();
         auth.close();
+        servers.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();
@@ -115,13 +125,15 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   };
   if (opts.metricsListen) {
     try {
-      open = await startMetricsListener(metrics.registry, opts.metricsListen, REQUEST_TIMEOUTS, log);
+      open = await startMetricsListener(metrics.registry, opts.metricsListen, servers.create, log);
     } catch (err) {
       await close();
       throw err;
     }
   }
   return {
+    tls: servers.tls,
+    reloadTls: () => servers.reloadTls(),
     address: () => ({ host: address, port }),
     // The upgrades are no Express routes: every WebSocket is a stream, and every key reads streams.
     routes: () => [...routeTable((app as unknown as { router: unknown }).router), ...[WS_PATH, ...CLASH_STREAM_PATHS].map((path) => ({ method: 'WS', path, scope: 'read' as const }))],

@@ -72,6 +72,11 @@ export const INTERNAL_ERRORS = {
   IPC_SOCKET_IN_USE: 'Another running node answers on the IPC socket path.',
   IPC_PATH_NOT_SOCKET: 'The IPC socket path is taken by a file that is no socket.',
   IPC_PATH_TOO_LONG: 'The IPC socket path is longer than the system allows.',
+  TLS_FILE_UNREADABLE: 'A file of control.tls (cert, key, client_ca) cannot be read; the message names it.',
+  TLS_CERT_INVALID: 'A file of control.tls holds no PEM certificate, or its certificate cannot serve TLS.',
+  TLS_CERT_EXPIRED: 'The certificate of control.tls has expired.',
+  TLS_KEY_INVALID: 'The key of control.tls holds no PEM private key (encrypted keys are not supported).',
+  TLS_KEY_MISMATCH: 'The key of control.tls is not the private key of its certificate.',
   CLI_USAGE: 'A weir command was given wrong arguments (exit 2).',
   NODE_UNREACHABLE: 'No node answers on the IPC socket (exit 3).',
 } as const satisfies Record<string, string>;
