@@ -73,10 +73,12 @@ const MAX_REQUEST_CONNECTIONS = 128;
  */
 const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 2_000 };
 
-/** Starts the HTTP control plane (REST, SSE, WebSocket) on one listener. Port 0 picks a free port. */
+/** Starts the control plane (REST, SSE, WebSocket, Clash; HTTPS with `tls`) on one listener. Port 0 picks a free port. */
 export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions): Promise<HttpControl> {
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
   const log = opts.log.child({ room: 'http' });
+  // First: a certificate that cannot serve stops the start before anything is made.
+  const servers = controlServers(REQUEST_TIMEOUTS, opts.tls, log);
   const auth = controlAuth(controlKeys({ api_key: opts.apiKey, keys: opts.keys ?? [] }), log, opts.authThrottle);
   const slots = subscriberSlots(limits.maxSubscribers, log);
   const clash = clashApi(ops, { auth, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
@@ -92,8 +94,6 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
     metrics: metrics.registry,
     log,
   });
-  // First: a certificate that cannot serve stops the start before anything listens.
-  const servers = controlServers(REQUEST_TIMEOUTS, opts.tls, log);
   const server = servers.create(app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, 'control plane', log);
