@@ -19,6 +19,10 @@ export interface NodeRuntime {
   log: Logger;
   /** Where the HTTP control plane listens (its port, when the config said 0). */
   control: { host: string; port: number };
+  /** Whether the control plane speaks HTTPS (control.tls). */
+  controlTls: boolean;
+  /** SIGHUP: reads control.tls again; false without TLS or when the new files cannot serve (logged). */
+  reloadTls(): boolean;
   stop(reason: string): Promise<void>;
 }
 
@@ -59,6 +63,8 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
       listen: parseListen(config.control.listen) ?? { host: '127.0.0.1', port: 9090 },
       ...(config.control.metrics_listen !== undefined && { metricsListen: parseListen(config.control.metrics_listen) }),
       apiKey: config.control.api_key,
+      keys: config.control.keys,
+      ...(config.control.tls && { tls: config.control.tls }),
       healthRequiresKey: config.control.health_requires_key,
       maxBodyBytes: config.control.max_body_bytes,
       logLines$: tap.lines$,
@@ -80,5 +86,6 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, authority(http.address())));
     presence.start();
   }
-  return { engine, ops, log, control: http.address(), stop };
+  const control = http;
+  return { engine, ops, log, control: http.address(), controlTls: http.tls, reloadTls: () => control.reloadTls(), stop };
 }

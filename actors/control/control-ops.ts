@@ -26,6 +26,7 @@ import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
 import { pageAfter } from '../flows/opening-page.js';
 import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
+import { auditTrail, type AuditRecorder } from './audit-trail.js';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
 export interface RuntimeContext {
@@ -78,10 +79,15 @@ const COMMA = Buffer.from(',');
  * Every failure is a ControlError with a registry code.
  */
 export class ControlOps {
+  /** Records a control write of any transport: a `control.audit` event and a log line. */
+  readonly audit: AuditRecorder;
+
   constructor(
     private readonly engine: Engine,
     private readonly runtimeCtx: RuntimeContext,
-  ) {}
+  ) {
+    this.audit = auditTrail((event) => engine.bus.publish(event), engine.log);
+  }
 
   health(): { status: 'ok'; uptime_ms: number } {
     return { status: 'ok', uptime_ms: Date.now() - this.engine.startedAt };

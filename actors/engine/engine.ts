@@ -172,6 +172,11 @@ export class Engine {
     return this.current;
   }
 
+  /** The node's logger, for the parts built around the engine (the audit trail). */
+  get log(): Logger {
+    return this.opts.log;
+  }
+
   private sinkOf(c: SinkConfig, previous?: ConnectorState): Sink {
     return buildSink(c, {
       nodeId: this.current.node.id,

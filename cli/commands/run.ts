@@ -50,11 +50,14 @@ export async function runCommand(configFile: string | undefined, logFormat: LogF
     readyLine({
       inbounds: (node.ops.runtime() as { inbounds: ReadyFacts['inbounds'] }).inbounds,
       control: node.control,
+      controlTls: node.controlTls,
       apiKey: apiKeyOrigin(source.file, path.join(path.resolve(DEFAULT_STATE_DIR), 'api_key')),
       dashboard: result.config.redis !== undefined,
     }),
   );
   process.on('SIGHUP', () => {
+    // The certificate is no hot config section: its files are read again on every SIGHUP.
+    node.reloadTls();
     node.ops.reload().then(
       (applied) =>
         applied.restart_required.length > 0
