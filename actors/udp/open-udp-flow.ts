@@ -40,7 +40,7 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
     req.auth,
   );
   actor.endOpeningOn(req.left);
-  const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
+  const { route, outbound } = await routeUdp(env, req.inbound, req.auth.principal_key, req.target);
   if (outbound.kind === 'block') {
     actor.complete(env.now(), BLOCKED, route, req.unrelayed());
     return null;

@@ -17,7 +17,7 @@ import type { UdpUpstream, UdpUpstreamEvents } from './udp-upstream.js';
  */
 export async function openUdpUpstream(outbound: Outbound, first: SocksTarget, timeoutMs: number, events: UdpUpstreamEvents): Promise<UdpUpstream> {
   refuseUndeliverable(first);
-  if (outbound instanceof DirectOutbound) return DirectUdpUpstream.open(first, events);
+  if (outbound instanceof DirectOutbound) return DirectUdpUpstream.open(first, events, (host) => outbound.firstAddress(host));
   const hop = outbound instanceof ChainOutbound && outbound.hops.length === 1 ? outbound.hops[0] : undefined;
   if (hop?.protocol === 'socks') return SocksUdpUpstream.open(hop, timeoutMs, events);
   throw new FlowFailureError('UDP_UNSUPPORTED', `outbound "${outbound.tag}" (${outbound.protocol}) cannot carry UDP`);
