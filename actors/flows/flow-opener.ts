@@ -64,6 +64,12 @@ export interface OpenedFlow {
   onFirstBytes?: (chunk: Buffer) => void;
 }
 
+/** What pre-routing learnt and how the flow is routed (null: the IPC hook denied it). */
+interface Decided {
+  pre: PreRouted;
+  decision: RouteDecision | null;
+}
+
 /** The decision of an IPC hook that denied or routed a flow. */
 const HOOK_RULE: MatchedRule = { index: -1, condition: 'ipc_hook' };
 const NOT_PRE_ROUTED: PreRouted = { answered: false, head: null, verdict: ALLOW };
@@ -102,8 +108,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
 
   // The name is looked up at most once: for the ip_cidr rules, then for the direct dial.
   const addresses = targetAddresses(req.target.host, env.resolve);
-  /** The pre-routing steps and the decision; null when the IPC hook denied the flow. */
-  const decide = async (): Promise<{ pre: PreRouted; decision: RouteDecision | null }> => {
+  const decide = async (): Promise<Decided> => {
     const pre = env.preRouting ? await env.preRouting.run(actor, req, mode, answer) : NOT_PRE_ROUTED;
     if (pre.verdict.action === 'deny') return { pre, decision: null };
     if (pre.verdict.action === 'route') return { pre, decision: { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE } };
@@ -120,7 +125,7 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
 
   let dial: DialResult | undefined;
   try {
-    let decided: Awaited<ReturnType<typeof decide>>;
+    let decided: Decided;
     try {
       decided = await actor.opening(decide());
     } catch (err) {

@@ -98,13 +98,14 @@ test('SOCKS5 names that resolve to loopback, private, link-local or CGNAT addres
 
 test('IP literals of loopback, in IPv6 and IPv4-mapped form too, are blocked: TARGET_PRIVATE', async () => {
   const { v4, v6, node, events } = await setup();
-  for (const [host, port, address] of [
-    ['::1', v6.port, '::1'],
-    ['127.0.0.1', v4.port, '127.0.0.1'],
-    ['::ffff:127.0.0.1', v4.port, '127.0.0.1'],
+  // The host as the URL writes it, then as the flow's target records it.
+  for (const [inUrl, host, port, address] of [
+    ['[::1]', '::1', v6.port, '::1'],
+    ['127.0.0.1', '127.0.0.1', v4.port, '127.0.0.1'],
+    ['[::ffff:127.0.0.1]', '::ffff:127.0.0.1', v4.port, '127.0.0.1'],
   ] as const) {
     const known = knownFlows(events);
-    const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, '--proxy-user', `customer-a:${PASSWORD}`, `http://[${host}]:${port}/`.replace(/\[(\d+\.\d+\.\d+\.\d+)\]/, '$1')]);
+    const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, '--proxy-user', `customer-a:${PASSWORD}`, `http://${inUrl}:${port}/`]);
     assert.is(res.code, 97, `${host}: ${res.stderr}`);
     assertFlow(await nextFlow(events, known), refusedAt(SOCKS, CUSTOMER, { host, port }, address));
   }

@@ -9,7 +9,7 @@ export type Answer = (name: string, type: RecordType) => string[] | null;
 export interface DnsResponder {
   /** `127.0.0.1:<port>`, as dns.servers takes it. */
   server: string;
-  /** The questions asked so far, in order, as `A rebind.test`. */
+  /** The queries asked so far (retries of one not again), in order, as `A rebind.test`. */
   questions: string[];
   close(): Promise<void>;
 }
@@ -26,13 +26,19 @@ const CODES: Record<RecordType, number> = { A: 1, AAAA: 28 };
 export async function startDnsResponder(answer: Answer): Promise<DnsResponder> {
   const socket = dgram.createSocket('udp4');
   const questions: string[] = [];
+  // A resolver that retries sends the same query (same id) again: it gets the same
+  // answer and is not counted as a new question.
+  const answered = new Map<string, string[] | null>();
   socket.on('message', (query, peer) => {
     const question = readQuestion(query);
     if (!question) return;
     const type = TYPES[question.type];
-    if (type) questions.push(`${type} ${question.name}`);
-    const addresses = type ? answer(question.name, type) : [];
-    socket.send(reply(query, question.end, type, addresses), peer.port, peer.address);
+    const key = `${query.readUInt16BE(0)} ${question.type} ${question.name}`;
+    if (!answered.has(key)) {
+      if (type) questions.push(`${type} ${question.name}`);
+      answered.set(key, type ? answer(question.name, type) : []);
+    }
+    socket.send(reply(query, question.end, type, answered.get(key)!), peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   socket.unref();
