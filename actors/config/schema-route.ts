@@ -91,7 +91,7 @@ export const routeSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Refuse destinations this node would dial in its own networks: private, loopback, link-local, unique-local, CGNAT, unspecified, broadcast, reserved and multicast addresses, given as IP literals or resolved from a host name. Checked on the addresses the direct outbound connects to; the flow ends blocked with failure code TARGET_PRIVATE.',
+        'Refuse destinations this node would dial in its own networks: private, loopback, link-local, unique-local, CGNAT, unspecified, broadcast, reserved and multicast addresses, given as IP literals or resolved from a host name. Checked on the addresses the direct outbound connects or sends datagrams to; the flow ends blocked with failure code TARGET_PRIVATE.',
       ),
     process_lookup: z
       .boolean()

@@ -48,17 +48,19 @@ export async function dialableAddress(hostname: string, resolve: ResolveTarget =
 }
 
 /**
- * Refuses, with route.block_private, a target any of whose addresses is in the node's
- * own networks (privateRange). Any one is enough: a name with a public and a private
- * address would otherwise reach the private one whenever the public one fails.
+ * The refusal, under route.block_private, of a target any of whose addresses is in the
+ * node's own networks (privateRange), else null. Any one is enough: a name with a
+ * public and a private address would otherwise reach the private one whenever the
+ * public one fails.
  */
-export function refusePrivate(target: Endpoint, addresses: readonly string[]): void {
+export function privateRefusal(target: Endpoint, addresses: readonly string[]): TargetRefusedError | null {
   for (const address of addresses) {
     const range = privateRange(address);
     if (range === null) continue;
     const what = address === ipOfHost(target.host) ? address : `${target.host} resolves to ${address}, which`;
-    throw new TargetRefusedError('TARGET_PRIVATE', `${what} is a ${range} address (route.block_private)`, { host: address, port: target.port });
+    return new TargetRefusedError('TARGET_PRIVATE', `${what} is a ${range} address (route.block_private)`, { host: address, port: target.port });
   }
+  return null;
 }
 
 /** A name with only the unspecified address fails as a name without addresses does. */

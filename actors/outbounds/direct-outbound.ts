@@ -3,7 +3,7 @@ import type { Endpoint } from '../../streams/contract.js';
 import type { DialOptions, DialResult, Outbound } from '../contracts/outbound.js';
 import { dialFailure } from '../errors/flow-failure.js';
 import { systemLookup, targetAddresses, type ResolveTarget } from '../net/target-resolver.js';
-import { dialableAddress, dialableAddresses, refusePrivate, refuseUnspecified } from './dialable-target.js';
+import { dialableAddress, dialableAddresses, privateRefusal, refuseUnspecified } from './dialable-target.js';
 import { connectedIp, tcpConnect } from './tcp-connect.js';
 
 /**
@@ -42,7 +42,8 @@ export class DirectOutbound implements Outbound {
     const addresses = opts.addresses ?? targetAddresses(target.host, this.resolve);
     try {
       const all = await addresses();
-      if (opts.refusePrivate) refusePrivate(target, all);
+      const refusal = opts.refusePrivate ? privateRefusal(target, all) : null;
+      if (refusal) throw refusal;
       return dialableAddresses(target.host, all);
     } catch (err) {
       // A refusal and a failure with its code pass as they are; a lookup's errno gets one.

@@ -9,7 +9,11 @@ import { curl } from '../support/curl.js';
 import { fixture } from '../support/fixture.js';
 import { FINAL_DIRECT, NO_AUTH, assertFlow, type FlowExpectation } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
+import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
+import { associate } from '../support/socks5-udp-client.js';
+import { IPV4_HEADER, assertUdpFlow, udpTraffic } from '../support/udp-expect.js';
+import { startUdpEcho } from '../unit/udp/udp-echo.js';
 import { startOrigin } from '../support/origin.js';
 import { startNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -23,6 +27,7 @@ const FLEET_ROUTE = (JSON.parse(fs.readFileSync(EXAMPLE, 'utf8')) as { route: Re
 
 const SOCKS = { tag: 'socks-in', protocol: 'socks' };
 const HTTP = { tag: 'http-in', protocol: 'http' };
+const UDP = { tag: 'udp-in', protocol: 'socks' };
 const CUSTOMER = { scheme: 'socks5', principal_key: 'customer-a', attributes: { username: 'customer-a' } };
 const PASSWORD = 'customer-a-password';
 /** Names the node resolves from dns.hosts; the system resolver answers `localhost`. */
@@ -46,6 +51,7 @@ const setup = fixture(
       inbounds: [
         { type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: 0, users: [{ username: 'customer-a', password: PASSWORD, principal: 'customer-a' }] },
         { type: 'http', tag: HTTP.tag, listen: '127.0.0.1', port: 0 },
+        { type: 'socks', tag: UDP.tag, listen: '127.0.0.1', port: 0 },
       ],
       route: FLEET_ROUTE,
       dns: { hosts: HOSTS },
@@ -124,6 +130,27 @@ test('through the HTTP proxy, a forwarded request and a CONNECT to a private nam
   assert.match(tunnel.stderr, /403/);
   assertFlow(await nextFlow(events, known), refusedAt(HTTP, NO_AUTH, { host: 'internal.test', port: v4.port }, '10.1.2.3'));
   assert.is(v4.connections().length, 0, 'the origin got no connection');
+});
+
+test('a SOCKS5 UDP association whose first datagram goes to a loopback address is blocked: TARGET_PRIVATE, nothing sent', async () => {
+  const { node, events } = await setup();
+  const echo = await startUdpEcho();
+  const known = knownFlows(events);
+  const a = await associate({ host: '127.0.0.1', port: node.ports[UDP.tag]! }, { timeoutMs: WAIT_MS });
+  const target = { host: '127.0.0.1', port: echo.port };
+  a.send(target, Buffer.from('here?'));
+  await settlesBeforeFar(a.controlClosed, 'the end of the association');
+  assertUdpFlow(await nextFlow(events, known), {
+    inbound: UDP,
+    target,
+    route: { ...FINAL_DIRECT, selection_chain: ['direct'] },
+    outcome: 'blocked',
+    failure: { stage: 'connect', code: 'TARGET_PRIVATE', remote: target },
+    traffic: { ...udpTraffic([], [], 'direct'), inbound_rx_bytes: 3 + 10 + IPV4_HEADER + 5 },
+  });
+  assert.is(echo.sources.length, 0, 'the echo got nothing');
+  await a.close();
+  await echo.close();
 });
 
 test('no refused flow was routed, and every flow is complete', async () => {
