@@ -20,11 +20,13 @@ const PRIVATE_RANGES = new Set([
 ]);
 
 /**
- * The range name (`loopback`, `private`, `linkLocal`, ...) when `ip` is an address
- * route.block_private refuses, else null. An IPv4-mapped IPv6 address is judged as the
+ * The range name (`loopback`, `private`, `linkLocal`, ..., or `malformed`) when `ip`
+ * is an address route.block_private refuses, else null. An IPv4-mapped IPv6 address is judged as the
  * IPv4 address it carries, which is where a dual-stack connect goes.
  */
 export function privateRange(ip: string): string | null {
+  // Node and ipaddr.js may disagree on an exotic spelling: what cannot be judged is refused, never thrown.
+  if (!ipaddr.isValid(ip)) return 'malformed';
   const range = ipaddr.process(ip).range();
   return PRIVATE_RANGES.has(range) ? range : null;
 }

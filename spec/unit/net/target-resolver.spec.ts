@@ -64,6 +64,7 @@ test('privateRange names the ranges route.block_private refuses, null for public
     '::ffff:10.0.0.1': 'private',
     '192.0.43.10': null,
     '2606:4700::1111': null,
+    'not-an-ip': 'malformed',
   };
   for (const [ip, range] of Object.entries(ranges)) assert.is(privateRange(ip), range, ip);
 });
