@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
 import { fixture } from '../support/fixture.js';
-import { FINAL_DIRECT, NO_AUTH, assertFlow, type FlowExpectation } from '../support/flow-expect.js';
+import { FINAL_DIRECT, NO_AUTH, assertUndialled, type FlowExpectation } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { settlesBeforeFar, WAIT_MS } from '../support/far-bound.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
@@ -97,7 +97,7 @@ test('SOCKS5 names that resolve to loopback, private, link-local or CGNAT addres
     const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, '--proxy-user', `customer-a:${PASSWORD}`, `http://${host}:${port}/${host}`]);
     // curl 97: the SOCKS5 server refused the connect (reply 0x02, not allowed by ruleset).
     assert.is(res.code, 97, `${host}: ${res.stderr}`);
-    assertFlow(await nextFlow(events, known), refusedAt(SOCKS, CUSTOMER, { host, port }, address));
+    assertUndialled(await nextFlow(events, known), refusedAt(SOCKS, CUSTOMER, { host, port }, address));
   }
   assert.equal([v4.connections().length, v6.connections().length], [0, 0], 'no origin got a connection');
 });
@@ -113,7 +113,7 @@ test('IP literals of loopback, in IPv6 and IPv4-mapped form too, are blocked: TA
     const known = knownFlows(events);
     const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, '--proxy-user', `customer-a:${PASSWORD}`, `http://${inUrl}:${port}/`]);
     assert.is(res.code, 97, `${host}: ${res.stderr}`);
-    assertFlow(await nextFlow(events, known), refusedAt(SOCKS, CUSTOMER, { host, port }, address));
+    assertUndialled(await nextFlow(events, known), refusedAt(SOCKS, CUSTOMER, { host, port }, address));
   }
   assert.equal([v4.connections().length, v6.connections().length], [0, 0], 'no origin got a connection');
 });
@@ -124,11 +124,11 @@ test('through the HTTP proxy, a forwarded request and a CONNECT to a private nam
   let known = knownFlows(events);
   const forwarded = await curl(['-x', proxy, '-o', '/dev/null', '-w', '%{http_code}', `http://loopback.test:${v4.port}/forwarded`]);
   assert.is(forwarded.body.toString(), '403');
-  assertFlow(await nextFlow(events, known), refusedAt(HTTP, NO_AUTH, { host: 'loopback.test', port: v4.port }, '127.0.0.1'));
+  assertUndialled(await nextFlow(events, known), refusedAt(HTTP, NO_AUTH, { host: 'loopback.test', port: v4.port }, '127.0.0.1'));
   known = knownFlows(events);
   const tunnel = await curl(['-p', '-x', proxy, `http://internal.test:${v4.port}/tunnel`]);
   assert.match(tunnel.stderr, /403/);
-  assertFlow(await nextFlow(events, known), refusedAt(HTTP, NO_AUTH, { host: 'internal.test', port: v4.port }, '10.1.2.3'));
+  assertUndialled(await nextFlow(events, known), refusedAt(HTTP, NO_AUTH, { host: 'internal.test', port: v4.port }, '10.1.2.3'));
   assert.is(v4.connections().length, 0, 'the origin got no connection');
 });
 

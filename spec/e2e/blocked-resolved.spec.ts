@@ -4,7 +4,7 @@ import { stopAndAudit } from '../support/audit.js';
 import { curl } from '../support/curl.js';
 import { startDnsResponder } from '../support/dns-responder.js';
 import { fixture } from '../support/fixture.js';
-import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, recordOf, type FlowExpectation } from '../support/flow-expect.js';
+import { DIRECT, FINAL_DIRECT, NO_AUTH, assertFlow, assertUndialled, recordOf, type FlowExpectation } from '../support/flow-expect.js';
 import { knownFlows, nextFlow } from '../support/flow-lifecycle.js';
 import { e2eConfig, eventsPath } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
@@ -76,12 +76,12 @@ test('ip_cidr rules block SOCKS5 names that resolve into their blocks: localhost
     const known = knownFlows(events);
     const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, `http://${host}:${origin.port}/${host}`]);
     assert.is(res.code, 97, `${host}: ${res.stderr}`);
-    assertFlow(await nextFlow(events, known), blocked(SOCKS, { host, port: origin.port }));
+    assertUndialled(await nextFlow(events, known), blocked(SOCKS, { host, port: origin.port }));
   }
   const known = knownFlows(events);
   const res = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, `http://[::1]:${origin.port}/`]);
   assert.is(res.code, 97, res.stderr);
-  assertFlow(await nextFlow(events, known), blocked(SOCKS, { host: '::1', port: origin.port }));
+  assertUndialled(await nextFlow(events, known), blocked(SOCKS, { host: '::1', port: origin.port }));
   assert.is(origin.connections().length, 0, 'the origin got no connection');
 });
 
@@ -91,11 +91,11 @@ test('ip_cidr rules block a forwarded HTTP request and a CONNECT to a name in th
   let known = knownFlows(events);
   const forwarded = await curl(['-x', proxy, '-o', '/dev/null', '-w', '%{http_code}', `http://localhost:${origin.port}/forwarded`]);
   assert.is(forwarded.body.toString(), '403');
-  assertFlow(await nextFlow(events, known), blocked(HTTP, { host: 'localhost', port: origin.port }));
+  assertUndialled(await nextFlow(events, known), blocked(HTTP, { host: 'localhost', port: origin.port }));
   known = knownFlows(events);
   const tunnel = await curl(['-p', '-x', proxy, `http://internal.test:${origin.port}/tunnel`]);
   assert.match(tunnel.stderr, /403/);
-  assertFlow(await nextFlow(events, known), blocked(HTTP, { host: 'internal.test', port: origin.port }));
+  assertUndialled(await nextFlow(events, known), blocked(HTTP, { host: 'internal.test', port: origin.port }));
   assert.is(origin.connections().length, 0, 'the origin got no connection');
 });
 
@@ -114,7 +114,7 @@ test('a rebinding name is dialled at the address the rules judged, asked once; i
   const second = await curl(['--socks5-hostname', `127.0.0.1:${node.ports[SOCKS.tag]}`, `http://rebind.test:${port}/bytes/5?again`]);
   assert.is(second.code, 97, second.stderr);
   const route = { target: 'block', matched_rule: { index: 0, condition: 'ip_cidr=127.0.0.2/32' } };
-  assertFlow(await nextFlow(events, known), blocked(SOCKS, { host: 'rebind.test', port }, route));
+  assertUndialled(await nextFlow(events, known), blocked(SOCKS, { host: 'rebind.test', port }, route));
   assert.equal([judged.connections().length, rebound.connections().length], [1, 0], 'only the judged address got a connection');
 });
 
