@@ -8,6 +8,9 @@ const MAX_REPLY_LINE_BYTES = 64 * 1_048_576;
 /** How long a one-shot request waits for its reply. */
 const REPLY_TIMEOUT_MS = 10_000;
 
+/** How an operator whose node runs elsewhere than the default state dir points the CLI at it. */
+const POINT_AT_NODE = 'a node started with a config file: add -c FILE, or --ipc PATH';
+
 /** The node is not running, or nothing answers on its socket. */
 export class NodeUnreachableError extends WeirError<'NODE_UNREACHABLE'> {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -36,9 +39,9 @@ export function connectIpc(socketPath: string): Promise<net.Socket> {
     });
     const onError = (err: NodeJS.ErrnoException): void => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
-        reject(new NodeUnreachableError(`the node is not running (no IPC socket at ${socketPath})`));
+        reject(new NodeUnreachableError(`the node is not running (no IPC socket at ${socketPath}; ${POINT_AT_NODE})`));
       } else if (err.code === 'ECONNREFUSED') {
-        reject(new NodeUnreachableError(`the node is not running (nothing answers on the IPC socket at ${socketPath})`));
+        reject(new NodeUnreachableError(`the node is not running (nothing answers on the IPC socket at ${socketPath}; ${POINT_AT_NODE})`));
       } else reject(new Error(`cannot connect to the IPC socket at ${socketPath}: ${err.message}`, { cause: err }));
     };
     socket.once('error', onError);
