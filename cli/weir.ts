@@ -4,6 +4,7 @@ import { EXIT, UsageError } from './exit-codes.js';
 import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
 import { logFormatOf } from './log-format.js';
 import { helpText, isCommand } from './help.js';
+import { RedisUnreachableError } from '../actors/errors/redis-unreachable.js';
 
 
 const cli = meow(helpText(), {
@@ -129,8 +130,9 @@ function runConfigFile(args: readonly string[], config: string | undefined): str
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
-  if (err instanceof NodeUnreachableError) return EXIT.unreachable;
-  if (err instanceof NodeRefusedError) return EXIT.refused;
+  if (err instanceof NodeUnreachableError || err instanceof RedisUnreachableError) return EXIT.unreachable;
+  // The node answered, but what the request needs is a Redis it cannot reach.
+  if (err instanceof NodeRefusedError) return err.code === 'REDIS_UNAVAILABLE' ? EXIT.unreachable : EXIT.refused;
   return EXIT.failure;
 }
 

@@ -333,12 +333,12 @@ export class ControlOps {
 
   /** A Webhook sink's dead letters, oldest first. */
   deadLetters(tag: string, limit = 100): Promise<DeadLetter[]> {
-    return deadLettersOf(this.engine.sinks, tag, limit);
+    return deadLettersOf(this.engine.config, this.engine.sinks, tag, limit);
   }
 
   /** Makes dead letters (all, or the given event ids) pending again. */
   replayDeadLetters(tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
-    return replayDeadLettersOf(this.engine.sinks, tag, ids);
+    return replayDeadLettersOf(this.engine.config, this.engine.sinks, tag, ids);
   }
 
   /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard; null without Redis. */
