@@ -207,6 +207,11 @@ export class ControlOps {
     return closing;
   }
 
+  /** The tags of the inbounds the node listens on. */
+  inboundTags(): string[] {
+    return this.engine.inbounds.map((i) => i.tag);
+  }
+
   /** The outbounds the node runs on and the route in force, for views that describe them. */
   routing(): { outbounds: readonly OutboundConfig[]; route: WeirConfig['route'] } {
     return { outbounds: this.engine.config.outbounds, route: this.engine.config.route };
