@@ -40,6 +40,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => {
       log.level = level;
     },

@@ -34,7 +34,7 @@ export async function startMetricsListener(
   app.use(errorHandler(log));
   const server = http.createServer(timeouts, app);
   capConnections(server, MAX_CONNECTIONS, 'metrics listener', log);
-  await listenOn(server, listen);
+  await listenOn(server, listen, 'control.metrics_listen');
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'metrics listening');
   return {

@@ -26,6 +26,8 @@ import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
 import { pageAfter } from '../flows/opening-page.js';
 import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
+import { hotChanges } from '../config/config-diff.js';
+import type { Logger } from 'pino';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
 export interface RuntimeContext {
@@ -36,6 +38,8 @@ export interface RuntimeContext {
   logFiles: string[];
   getLogLevel(): string;
   setLogLevel(level: string): void;
+  /** Where a reload says what it changed. */
+  log: Logger;
 }
 
 export interface PolicyView {
@@ -318,7 +322,13 @@ export class ControlOps {
     this.refuseWhileStopping();
     const result = this.runtimeCtx.configSource.load((c) => this.notRunning(c));
     if (!result.ok) throw configInvalid(result.problems);
-    return this.applyValidated(result.config);
+    const running = this.engine.config;
+    const applied = await this.applyValidated(result.config);
+    const changed = hotChanges(running, result.config);
+    const msg = `configuration reloaded: ${changed.length === 0 ? 'nothing changed' : `${changed.join(', ')} changed`}`;
+    if (applied.restart_required.length === 0) this.runtimeCtx.log.info({ applied, changed }, msg);
+    else this.runtimeCtx.log.warn({ applied, changed }, `${msg}; restart needed for: ${applied.restart_required.join(', ')}`);
+    return applied;
   }
 
   private notRunning(config: WeirConfig): ConfigProblem[] {

@@ -64,6 +64,6 @@ async function serveHealth(listen: string, queues: () => string[]): Promise<http
     res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(ok ? { status: 'ok', queues: queues() } : { error: 'not found' }));
   });
-  await listenOn(server, { host: at[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(at[2]) });
+  await listenOn(server, { host: at[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(at[2]) }, '--health');
   return server;
 }
