@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { jsonSyntaxMessage } from '../actors/config/json-syntax-error.js';
 
 export interface SocketFlags {
   ipc?: string | undefined;
@@ -15,6 +16,12 @@ export interface ClientFlags extends SocketFlags {
 interface SocketPlaces {
   ipc?: string | undefined;
   stateDir?: string | undefined;
+}
+
+/** Where the node's socket is; `note` says the config file was searched, not read, and why. */
+export interface SocketPlace {
+  path: string;
+  note?: string;
 }
 
 function stringAt(value: unknown, outer: string, key: string): string | undefined {
@@ -40,12 +47,13 @@ function stringNamed(text: string, key: string): string | undefined {
  * edited) is searched for the two keys instead: a broken config must not lock the
  * operator out of the node it started with a good one.
  */
-function placesOf(text: string): SocketPlaces {
+function placesOf(text: string, file: string): SocketPlaces & { note?: string } {
   try {
     const raw: unknown = JSON.parse(text);
     return { ipc: stringAt(raw, 'control', 'ipc'), stateDir: stringAt(raw, 'node', 'state_dir') };
   } catch {
-    return { ipc: stringNamed(text, 'ipc'), stateDir: stringNamed(text, 'state_dir') };
+    const note = `${jsonSyntaxMessage(file, text)}; only its state_dir and ipc were looked for`;
+    return { ipc: stringNamed(text, 'ipc'), stateDir: stringNamed(text, 'state_dir'), note };
   }
 }
 
@@ -55,7 +63,7 @@ function placesOf(text: string): SocketPlaces {
  * through the full config load: a client needs neither the node's secrets (`{ "env": … }`
  * keys only the node's environment holds) nor a config that validates.
  */
-function socketOfConfig(file: string): string {
+function socketOfConfig(file: string): SocketPlace {
   const full = path.resolve(file);
   let text: string;
   try {
@@ -64,9 +72,9 @@ function socketOfConfig(file: string): string {
     throw new Error(`cannot read config file ${full} (${(err as NodeJS.ErrnoException).code ?? 'read error'})`, { cause: err });
   }
   const dir = path.dirname(full);
-  const places = placesOf(text);
-  if (places.ipc) return path.resolve(dir, places.ipc);
-  return path.join(path.resolve(dir, places.stateDir ?? './state'), 'weir.sock');
+  const places = placesOf(text, full);
+  const socket = places.ipc ? path.resolve(dir, places.ipc) : path.join(path.resolve(dir, places.stateDir ?? './state'), 'weir.sock');
+  return places.note ? { path: socket, note: places.note } : { path: socket };
 }
 
 /**
@@ -74,8 +82,8 @@ function socketOfConfig(file: string): string {
  * `weir.sock` in the default state dir (WEIR_STATE_DIR, or ./state), as `weir run`
  * without a config places it.
  */
-export function resolveSocketPath(flags: SocketFlags, env: NodeJS.ProcessEnv = process.env): string {
-  if (flags.ipc) return path.resolve(flags.ipc);
+export function locateSocket(flags: SocketFlags, env: NodeJS.ProcessEnv = process.env): SocketPlace {
+  if (flags.ipc) return { path: path.resolve(flags.ipc) };
   if (flags.config) return socketOfConfig(flags.config);
-  return path.resolve(env['WEIR_STATE_DIR'] || './state', 'weir.sock');
+  return { path: path.resolve(env['WEIR_STATE_DIR'] || './state', 'weir.sock') };
 }
