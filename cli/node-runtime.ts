@@ -44,6 +44,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => {
       log.level = level;
     },
@@ -81,7 +82,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     await stop('start_failed');
     throw err;
   }
-  log.info({ control: http.address(), metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
+  log.info({ control: http.address(), tls: http.tls, metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
   if (config.redis) {
     presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, authority(http.address())));
     presence.start();

@@ -102,9 +102,9 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
     if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);
   });
   server.on('clientError', answerClientError);
-  await listenOn(server, opts.listen);
+  await listenOn(server, opts.listen, 'control.listen');
+  // node-runtime logs `control plane listening` once, with the metrics listener and IPC socket.
   const { address, port } = server.address() as AddressInfo;
-  log.info({ host: address, port, tls: servers.tls }, 'control plane listening');
   let open: MetricsListener | null = null;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {

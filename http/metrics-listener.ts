@@ -35,7 +35,7 @@ export async function startMetricsListener(
   app.use(errorHandler(log));
   const server = createServer(app);
   capConnections(server, MAX_CONNECTIONS, 'metrics listener', log);
-  await listenOn(server, listen);
+  await listenOn(server, listen, 'control.metrics_listen');
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'metrics listening');
   return {

@@ -17,6 +17,7 @@ export const CONTROL_ERRORS = {
   UNSUPPORTED_OPERATION: { status: 400, title: 'Unknown operation' },
   CONFIG_INVALID: { status: 422, title: 'Configuration is invalid' },
   UNAVAILABLE: { status: 503, title: 'The node is stopping' },
+  REDIS_UNAVAILABLE: { status: 503, title: 'Redis is not reachable' },
   INTERNAL: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -58,11 +58,8 @@ export async function runCommand(configFile: string | undefined, logFormat: LogF
   process.on('SIGHUP', () => {
     // The certificate is no hot config section: its files are read again on every SIGHUP.
     node.reloadTls();
-    node.ops.reload().then(
-      (applied) =>
-        applied.restart_required.length > 0
-          ? node.log.warn({ applied }, `configuration reloaded; restart needed for: ${applied.restart_required.join(', ')}`)
-          : node.log.info({ applied }, 'configuration reloaded'),
+    // A reload logs what it changed (ControlOps.reload, as `weir reload` does); a refusal is logged here.
+    node.ops.reload().catch(
       (err: unknown) => node.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reload refused; the running config is unchanged'),
     );
   });

@@ -104,6 +104,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => {
       log.level = level;
     },
