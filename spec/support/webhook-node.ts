@@ -32,6 +32,8 @@ export interface HookNodeOptions {
   stateDir?: string;
   /** Fields of `control` over the listen address and key the node gets. */
   control?: Record<string, unknown>;
+  /** Fields of the JSONL sink `archive` (every event, `<stateDir>/events.jsonl`) over its defaults. */
+  archive?: Record<string, unknown>;
 }
 
 export interface ApiReply {
@@ -94,7 +96,7 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     control: { listen: '127.0.0.1:0', api_key: API_KEY, ...opts.control },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
-    event_sinks: [...(base['event_sinks'] as unknown[]), ...(hook ? [hook] : [])],
+    event_sinks: [...(base['event_sinks'] as Record<string, unknown>[]).map((sink) => ({ ...sink, ...opts.archive })), ...(hook ? [hook] : [])],
   };
   const bodies: string[] = [];
   const api: HookNode['api'] = async (path, init = {}) => {
