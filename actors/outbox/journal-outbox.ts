@@ -1,6 +1,6 @@
 import type { DeadLetter, LeasedOutbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import { AppendSignal } from './append-signal.js';
+import { countFailure, withGap } from './gap-list.js';
 import { BodyCache } from './body-cache.js';
 import { entryRecord, toDeadLetter, toEntry, type Item, type JournalBook } from './journal-book.js';
 import { JournalCommits } from './journal-commits.js';
@@ -126,7 +126,7 @@ export class JournalOutbox implements LeasedOutbox {
     const at = Date.now();
     const items = await this.settle([id], ([item]) => ({
       records: () => [{ k: 'r', p: item!.pos, n: item!.attempts + 1, w: notBeforeUnixMs }],
-      count: (c) => failed(c, error, at),
+      count: (c) => countFailure(c, error, at),
     }));
     // The book has the new due time before the lease is dropped: no lease between finds it due.
     if (items) this.unlease(items[0]!.pos);
@@ -137,7 +137,7 @@ export class JournalOutbox implements LeasedOutbox {
     const at = Date.now();
     const items = await this.settle([id], ([item]) => ({
       records: () => [{ k: 'd', p: item!.pos, n: item!.attempts + 1, x: error, y: at }],
-      count: (c) => failed(c, error, at),
+      count: (c) => countFailure(c, error, at),
     }));
     if (items) {
       this.leased.delete(items[0]!.pos);
@@ -176,15 +176,9 @@ export class JournalOutbox implements LeasedOutbox {
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
-    const gaps = this.commits.gaps;
-    const last = gaps.at(-1);
-    if (continuesLast && last) {
-      this.commits.setGaps([...gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }]);
-    } else {
-      const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
-      this.commits.setGaps([...gaps, record].slice(-OUTBOX_GAPS_KEPT));
-      this.commits.counters.replay_gaps += 1;
-    }
+    const { gaps, counts } = withGap(this.commits.gaps, gap, continuesLast);
+    this.commits.setGaps(gaps);
+    if (counts) this.commits.counters.replay_gaps += 1;
     await this.commits.write({ records: () => [] }).catch(() => undefined);
   }
 
@@ -289,12 +283,6 @@ export class JournalOutbox implements LeasedOutbox {
   private assertOpen(): void {
     if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
   }
-}
-
-/** A failed attempt: counted, and its error kept as the last one. */
-function failed(c: { total_failed: number; last_error: OutboxState['last_error'] }, message: string, at: number): void {
-  c.total_failed += 1;
-  c.last_error = { message, at_unix_ms: at };
 }
 
 /** A sink's state from its book; shared by the live outbox and the offline reader. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../files/atomic-json.js';
 import { entryRecord, type Item } from './journal-book.js';
 import { outboxDir, sinkDir } from './journal-files.js';
 import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
@@ -49,7 +50,7 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
         }
       }
       out.push(commitRecord(records.readCounters(db), records.readGaps(db)));
-      await writeNew(target, encodeBatch(out).buf);
+      await writeFileAtomic(target, encodeBatch(out).buf.toString());
     }
   } finally {
     await env.close();
@@ -58,18 +59,4 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
   for (const file of ['data.mdb', 'lock.mdb']) {
     await fs.promises.rename(path.join(dir, file), path.join(dir, `${file}.${aside}`)).catch(() => undefined);
   }
-}
-
-/** Writes `file` whole and synced under a temp name, then renames it into place. */
-async function writeNew(file: string, buf: Buffer): Promise<void> {
-  await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.tmp`;
-  const handle = await fs.promises.open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(buf);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fs.promises.rename(temp, file);
 }

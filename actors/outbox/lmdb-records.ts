@@ -123,9 +123,3 @@ export function undoCounts(counters: Counters, before: Counters, after: Counters
   }
   if (counters.last_error === after.last_error) counters.last_error = before.last_error;
 }
-
-/** A failed attempt: counted, and its error kept as the last one. */
-export function countFailure(c: Counters, message: string, at: number): void {
-  c.total_failed += 1;
-  c.last_error = { message, at_unix_ms: at };
-}

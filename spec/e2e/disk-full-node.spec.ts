@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
@@ -7,7 +6,7 @@ import { curl } from '../support/curl.js';
 import { ofType, readJsonl } from '../support/jsonl.js';
 import { startOrigin } from '../support/origin.js';
 import { inAnyGap } from '../support/replay-gaps.js';
-import { tempDir } from '../support/temp-dir.js';
+import { withTmpfs } from '../support/tmpfs.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, stopAll, type HookNode } from '../support/webhook-node.js';
 
@@ -47,51 +46,49 @@ async function completed(hn: HookNode): Promise<Envelope[]> {
 }
 
 test('a full disk under load never stops the node: what it could not keep is a replay gap, and writes resume once there is room', async () => {
-  const stateDir = tempDir('weir-disk-full-node-');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', stateDir]);
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   receiver.respond(() => ({ status: 500 }));
   const origin = await startOrigin();
   try {
-    const hn = await startHookNode({
-      origin,
-      hook: { url: receiver.url() },
-      outbox: { min_free_bytes: 256 * 1024 },
-      archive: { max_bytes: 1024 * 1024, keep_files: 2 },
-      stateDir,
-    });
-    try {
-      const until = Date.now() + LOAD_MS;
-      const loops = await Promise.all(Array.from({ length: CLIENTS }, () => curlLoop(hn, origin.url('/bytes/64'), until)));
-      const ok = loops.reduce((n, l) => n + l.ok, 0);
-      const failed = loops.reduce((n, l) => n + l.failed, 0);
-      assert.is(failed, 0, `${failed} of ${ok + failed} curls failed; the first: ${loops.find((l) => l.firstError)?.firstError}\nweir's stderr: ${hn.node.stderr().slice(-2000)}`);
-      const full = await hn.sink();
-      assert.ok(full!.replay_gaps >= 1, `the disk filled: ${JSON.stringify(full)}`);
+    await withTmpfs('4m', async (stateDir) => {
+      const hn = await startHookNode({
+        origin,
+        hook: { url: receiver.url() },
+        outbox: { min_free_bytes: 256 * 1024 },
+        archive: { max_bytes: 1024 * 1024, keep_files: 2 },
+        stateDir,
+      });
+      try {
+        const until = Date.now() + LOAD_MS;
+        const loops = await Promise.all(Array.from({ length: CLIENTS }, () => curlLoop(hn, origin.url('/bytes/64'), until)));
+        const ok = loops.reduce((n, l) => n + l.ok, 0);
+        const failed = loops.reduce((n, l) => n + l.failed, 0);
+        assert.is(failed, 0, `${failed} of ${ok + failed} curls failed; the first: ${loops.find((l) => l.firstError)?.firstError}\nweir's stderr: ${hn.node.stderr().slice(-2000)}`);
+        const full = await hn.sink();
+        assert.ok(full!.replay_gaps >= 1, `the disk filled: ${JSON.stringify(full)}`);
 
-      receiver.respond(() => ({ status: 200 }));
-      execFileSync('mount', ['-o', 'remount,size=64m', stateDir]);
-      // New flows after the remount: their events must reach the archive and the receiver.
-      const after = await Promise.all(Array.from({ length: 3 }, () => hn.curlFlow()));
-      assert.is(after.length, 3);
-      const drained = await hn.sinkWhen((s) => s.pending === 0 && !s.outbox_storage.write_blocked, 'the outbox to drain with writes flowing', { timeoutMs: 60_000 });
-      const events = await completed(hn);
-      assert.ok(drained.replay_gaps === (drained.gaps ?? []).length, `every gap is listed (${drained.replay_gaps} counted)`);
-      const acked = new Set(receiver.acknowledged().map((e) => e['event_id'] as string));
-      const lost = events.filter((e) => !acked.has(e.event_id) && !inAnyGap(e.sequence, drained.gaps ?? []));
-      assert.equal(lost.map((e) => e.sequence), [], `of ${events.length} flow.completed, acknowledged or in a gap`);
-      const last = events.slice(-3);
-      assert.ok(last.every((e) => acked.has(e.event_id)), 'the flows after the remount reached the receiver');
-      const archived = new Set(ofType(readJsonl(hn.events), 'flow.completed').map((e) => e.event_id));
-      assert.ok(last.every((e) => archived.has(e.event_id)), 'and the archive');
-      assert.is(await hn.node.stop(), 0, 'the node stops cleanly');
-    } finally {
-      await stopAll(hn, receiver);
-    }
+        receiver.respond(() => ({ status: 200 }));
+        execFileSync('mount', ['-o', 'remount,size=64m', stateDir]);
+        // New flows after the remount: their events must reach the archive and the receiver.
+        const after = await Promise.all(Array.from({ length: 3 }, () => hn.curlFlow()));
+        assert.is(after.length, 3);
+        const drained = await hn.sinkWhen((s) => s.pending === 0 && !s.outbox_storage.write_blocked, 'the outbox to drain with writes flowing', { timeoutMs: 60_000 });
+        const events = await completed(hn);
+        assert.ok(drained.replay_gaps === (drained.gaps ?? []).length, `every gap is listed (${drained.replay_gaps} counted)`);
+        const acked = new Set(receiver.acknowledged().map((e) => e['event_id'] as string));
+        const lost = events.filter((e) => !acked.has(e.event_id) && !inAnyGap(e.sequence, drained.gaps ?? []));
+        assert.equal(lost.map((e) => e.sequence), [], `of ${events.length} flow.completed, acknowledged or in a gap`);
+        const last = events.slice(-3);
+        assert.ok(last.every((e) => acked.has(e.event_id)), 'the flows after the remount reached the receiver');
+        const archived = new Set(ofType(readJsonl(hn.events), 'flow.completed').map((e) => e.event_id));
+        assert.ok(last.every((e) => archived.has(e.event_id)), 'and the archive');
+        assert.is(await hn.node.stop(), 0, 'the node stops cleanly');
+      } finally {
+        await stopAll(hn, receiver);
+      }
+    });
   } finally {
     await origin.close();
-    execFileSync('umount', [stateDir]);
-    fs.rmSync(stateDir, { recursive: true, force: true });
   }
 });
 
