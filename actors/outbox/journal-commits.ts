@@ -102,7 +102,7 @@ export class JournalCommits {
     const roll = head !== null && this.book.heldIn(head).count === 0 && (this.segments.sizes.get(head) ?? 0) >= ROLL_SETTLED_BYTES;
     let batch = encodeBatch([...records, commitRecord(next, gapsVersion !== this.storedGapsVersion ? this.gapList : null)]);
     // A new segment starts with the gaps, so that deleting older ones never loses them.
-    if (this.segments.startsNew(batch.buf.length, roll)) batch = encodeBatch([...records, commitRecord(next, this.gapList)]);
+    if (this.segments.opensSegment(batch.buf.length, roll)) batch = encodeBatch([...records, commitRecord(next, this.gapList)]);
     const { seg, off } = await this.segments.append(batch.buf, roll);
     this.storedGapsVersion = Math.max(this.storedGapsVersion, gapsVersion);
     for (const w of group) w.count?.(this.counters);

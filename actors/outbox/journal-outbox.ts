@@ -107,8 +107,17 @@ export class JournalOutbox implements LeasedOutbox {
       chosen.push(item);
     }
     this.order.from = left ?? (last === null ? this.order.from : last + 1);
-    const bodies = await this.bodies(chosen);
-    return chosen.map((item, i) => toEntry(item, bodies[i]!));
+    try {
+      const bodies = await this.bodies(chosen);
+      return chosen.map((item, i) => toEntry(item, bodies[i]!));
+    } catch (err) {
+      // Not handed out: pending and unleased again.
+      for (const item of chosen) {
+        this.leases.delete(item.id);
+        this.unlease(item.pos);
+      }
+      throw err;
+    }
   }
 
   ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
@@ -184,7 +193,7 @@ export class JournalOutbox implements LeasedOutbox {
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return journalState(this.book, this.commits.counters, [...this.commits.gaps], this.budget.reason, Date.now());
+    return journalState(this.book, this.oldestPending(), this.commits.counters, [...this.commits.gaps], this.budget.reason, Date.now());
   }
 
   async close(): Promise<void> {
@@ -198,6 +207,18 @@ export class JournalOutbox implements LeasedOutbox {
     this.cache.clear();
     this.appended.clear();
     this.onClose(this);
+  }
+
+  /**
+   * The append time of the pending entry with the lowest position: positions follow
+   * append order, and moves and replays keep both.
+   */
+  private oldestPending(): number | null {
+    for (const pos of this.order.scan(0)) {
+      const item = this.book.items.get(pos);
+      if (item && !item.dead) return item.enqueued_at_unix_ms;
+    }
+    return null;
   }
 
   /** Writes the op of the leased entries of `ids`; resolves with them, or null when none was leased. */
@@ -288,12 +309,12 @@ export class JournalOutbox implements LeasedOutbox {
 /** A sink's state from its book; shared by the live outbox and the offline reader. */
 export function journalState(
   book: JournalBook,
+  oldest: number | null,
   counters: JournalBook['counters'],
   gaps: ReplayGap[],
   blocked: OutboxState['outbox_storage']['write_blocked_reason'],
   nowMs: number,
 ): OutboxState {
-  const oldest = book.oldestPending();
   return {
     pending: book.pending,
     total_delivered: counters.total_delivered,

@@ -54,6 +54,11 @@ export class JournalSegments {
     return !this.head || this.rollNext || (this.head.size > 0 && (roll || this.head.size + len > SEGMENT_BYTES));
   }
 
+  /** Whether an append of `len` bytes is the first of its segment (a new one, or the head while it is empty). */
+  opensSegment(len: number, roll: boolean): boolean {
+    return this.startsNew(len, roll) || this.head!.size === 0;
+  }
+
   /**
    * Appends `buf` (whole lines) and flushes it to disk; resolves with the segment and
    * offset it starts at. `roll` asks for a new segment even before this one is full

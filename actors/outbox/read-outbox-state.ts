@@ -19,5 +19,5 @@ export async function readOutboxState(stateDir: string, sink: string): Promise<O
   const dir = sinkDir(stateDir, sink);
   if (!fs.existsSync(dir)) return null;
   const { book } = await replayJournal(dir);
-  return journalState(book, book.counters, book.gaps, readWriteBlock(stateDir), Date.now());
+  return journalState(book, book.oldestPending(), book.counters, book.gaps, readWriteBlock(stateDir), Date.now());
 }

@@ -58,9 +58,10 @@ function sinkTable(sinks: readonly ConnectorState[]): string {
     count(k.pending),
     count(k.total_delivered),
     count(k.total_failed),
+    k.outbox_storage.write_blocked ? (k.outbox_storage.write_blocked_reason ?? 'yes') : '-',
     k.last_error?.message ?? '-',
   ]);
-  return table(['sink', 'type', 'pending', 'delivered', 'failed', 'last_error'], rows);
+  return table(['sink', 'type', 'pending', 'delivered', 'failed', 'write_blocked', 'last_error'], rows);
 }
 
 /**

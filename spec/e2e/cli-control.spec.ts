@@ -55,9 +55,9 @@ test('status reads at a glance: one fact per line in units, then the sinks as a 
   assert.match(value('traffic'), /^[\d.]+ (B|KiB) up, \d+\.\d (KiB|MiB) down$/);
   const [header, row, ...more] = sinks!.trimEnd().split('\n').map((l) => l.split(/ {2,}/));
   assert.equal([header, row?.slice(0, 2), row?.slice(4), more], [
-    ['SINK', 'TYPE', 'PENDING', 'DELIVERED', 'FAILED', 'LAST_ERROR'],
+    ['SINK', 'TYPE', 'PENDING', 'DELIVERED', 'FAILED', 'WRITE_BLOCKED', 'LAST_ERROR'],
     ['archive', 'jsonl'],
-    ['0', '-'],
+    ['0', '-', '-'],
     [],
   ]);
   assert.ok(row!.slice(2, 4).every((n) => /^[\d,]+$/.test(n)), row!.join(' '));
