@@ -38,7 +38,13 @@ export async function replayJournal(dir: string): Promise<{ book: JournalBook; s
   const sizes = new Map<number, number>();
   const segs = await listSegments(dir);
   for (const seg of segs) {
-    const data = await readSegment(dir, seg);
+    // A running node deletes a segment only once all in it is settled or written anew
+    // further on: an offline reader that finds one gone has lost nothing.
+    const data = await readSegment(dir, seg).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (!data) continue;
     sizes.set(seg, data.length);
     for (const { record, off, len } of decodeSegment(data)) book.apply(record, { seg, off, len });
   }

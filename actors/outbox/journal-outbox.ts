@@ -249,14 +249,19 @@ export class JournalOutbox implements LeasedOutbox {
 
   /** The bodies of `items`, from the cache or read back from their segments. */
   private async bodies(items: Item[]): Promise<string[]> {
+    const out = items.map((item) => this.cache.get(item.pos));
+    if (!out.includes(undefined)) return out as string[];
     this.reading += 1;
     try {
-      return await Promise.all(
-        items.map(async (item) => this.cache.get(item.pos) ?? (JSON.parse((await this.segments.read(item.at.seg, item.at.off, item.at.len)).toString()) as { b: string }).b),
-      );
+      return await Promise.all(out.map(async (body, i) => body ?? this.readBody(items[i]!)));
     } finally {
       this.reading -= 1;
     }
+  }
+
+  private async readBody(item: Item): Promise<string> {
+    const line = await this.segments.read(item.at.seg, item.at.off, item.at.len);
+    return (JSON.parse(line.toString()) as { b: string }).b;
   }
 
   /**

@@ -63,15 +63,18 @@ export function commitRecord(c: Counters, gaps: ReplayGap[] | null): CommitRecor
 /** The lines of one batch as UTF-8, with where each line starts and how long it is. */
 export function encodeBatch(records: readonly JournalRecord[]): { buf: Buffer; offsets: number[]; lengths: number[] } {
   const lines = records.map((r) => `${JSON.stringify(r)}\n`);
-  const lengths = lines.map((l) => Buffer.byteLength(l));
-  const buf = Buffer.allocUnsafe(lengths.reduce((n, l) => n + l, 0));
+  // Room for the worst case (3 UTF-8 bytes per UTF-16 unit), so each line is encoded once.
+  const buf = Buffer.allocUnsafe(lines.reduce((n, l) => n + l.length, 0) * 3);
   const offsets: number[] = [];
+  const lengths: number[] = [];
   let at = 0;
   for (const line of lines) {
+    const len = buf.write(line, at);
     offsets.push(at);
-    at += buf.write(line, at);
+    lengths.push(len);
+    at += len;
   }
-  return { buf, offsets, lengths };
+  return { buf: buf.subarray(0, at), offsets, lengths };
 }
 
 /**
