@@ -4,6 +4,7 @@ import { countFailure, withGap } from './gap-list.js';
 import { BodyCache } from './body-cache.js';
 import { entryRecord, toDeadLetter, toEntry, type Item, type JournalBook } from './journal-book.js';
 import { JournalCommits } from './journal-commits.js';
+import { decodeLine, type EntryRecord } from './journal-records.js';
 import type { JournalSegments } from './journal-segments.js';
 import { LeaseBook } from './lease-book.js';
 import { LeaseOrder } from './lease-order.js';
@@ -261,7 +262,7 @@ export class JournalOutbox implements LeasedOutbox {
 
   private async readBody(item: Item): Promise<string> {
     const line = await this.segments.read(item.at.seg, item.at.off, item.at.len);
-    return (JSON.parse(line.toString()) as { b: string }).b;
+    return (decodeLine(line, 0, line.length - 1) as EntryRecord).b;
   }
 
   /**

@@ -2,7 +2,9 @@ import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
 
 /**
  * The lines of a sink's journal (journal-segments.ts), one JSON object each, keyed by
- * `k`. Entries are numbered by position (`p`, append order). A batch of lines ends with
+ * `k`; an entry whose body has no newline (every JSON envelope) is written as `E`, a tab,
+ * the record without `b` as JSON, a tab and the body as it is, so that writing a body
+ * does not escape it. Entries are numbered by position (`p`, append order). A batch of lines ends with
  * a commit line; lines after the last commit line of a segment are a batch that never
  * completed and are ignored.
  *   e  an entry with its body: appended, or moved forward from an older segment (then
@@ -60,21 +62,34 @@ export function commitRecord(c: Counters, gaps: ReplayGap[] | null): CommitRecor
   return record;
 }
 
+function encodeLine(r: JournalRecord): string {
+  if (r.k !== 'e' || r.b.includes('\n')) return `${JSON.stringify(r)}\n`;
+  const { b, ...head } = r;
+  return `E\t${JSON.stringify(head)}\t${b}\n`;
+}
+
+/** The record of one line (without its newline) of `data`, from `start` to `end`; throws when it does not parse. */
+export function decodeLine(data: Buffer, start: number, end: number): JournalRecord {
+  if (data[start] !== 0x45) return JSON.parse(data.toString('utf8', start, end)) as JournalRecord;
+  // The header is JSON, which holds no raw tab: the first tab after it starts the body.
+  const tab = data.indexOf(9, start + 2);
+  if (data[start + 1] !== 9 || tab < 0 || tab >= end) throw new Error('a torn entry line');
+  const head = JSON.parse(data.toString('utf8', start + 2, tab)) as Omit<EntryRecord, 'b'>;
+  return { ...head, b: data.toString('utf8', tab + 1, end) };
+}
+
 /** The lines of one batch as UTF-8, with where each line starts and how long it is. */
 export function encodeBatch(records: readonly JournalRecord[]): { buf: Buffer; offsets: number[]; lengths: number[] } {
-  const lines = records.map((r) => `${JSON.stringify(r)}\n`);
-  // Room for the worst case (3 UTF-8 bytes per UTF-16 unit), so each line is encoded once.
-  const buf = Buffer.allocUnsafe(lines.reduce((n, l) => n + l.length, 0) * 3);
+  const lines = records.map(encodeLine);
+  const lengths = lines.map((l) => Buffer.byteLength(l));
+  const buf = Buffer.allocUnsafe(lengths.reduce((n, l) => n + l, 0));
   const offsets: number[] = [];
-  const lengths: number[] = [];
   let at = 0;
   for (const line of lines) {
-    const len = buf.write(line, at);
     offsets.push(at);
-    lengths.push(len);
-    at += len;
+    at += buf.write(line, at);
   }
-  return { buf: buf.subarray(0, at), offsets, lengths };
+  return { buf, offsets, lengths };
 }
 
 /**
@@ -90,7 +105,7 @@ export function decodeSegment(data: Buffer): { record: JournalRecord; off: numbe
     if (end < 0) break;
     let record: JournalRecord;
     try {
-      record = JSON.parse(data.toString('utf8', off, end)) as JournalRecord;
+      record = decodeLine(data, off, end);
     } catch {
       break;
     }

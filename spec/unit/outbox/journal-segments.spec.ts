@@ -82,6 +82,20 @@ test(
 );
 
 test(
+  'bodies come back as appended after a reopen, newlines and tabs included',
+  withDir(async (dir) => {
+    const odd = ['{"a":"x\ty"}', 'line one\nline two', '{"k":"e"}\t\t', 'ünïcödé ✓'];
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    await (await store.open('billing')).append(odd.map((body, i) => ({ id: `ev-${i}`, sequence: i + 1, body })));
+    await store.close();
+    const again = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const ob = await again.open('billing');
+    assert.equal((await ob.lease(10)).map((e) => e.body), odd);
+    await again.close();
+  }),
+);
+
+test(
   'an LMDB outbox of an earlier version is imported once, with its counters, retries, dead letters and gaps',
   withDir(async (dir) => {
     const lmdb = new LmdbOutboxStore({ stateDir: dir, limits: ROOMY });
