@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
 import { startOrigin } from '../support/origin.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from '../support/webhook-node.js';
 
@@ -54,7 +55,11 @@ test('a full disk under the embedded outbox pauses its writes as a replay gap, a
       fillDisk(filler);
       // curlFlow asserts each curl succeeds: the node proxies on with the disk full.
       for (let i = 0; i < 3; i++) await hn.curlFlow();
-      const [, ...onFullDisk] = await completedSequences(hn);
+      // A curl may end a moment before the node has published its flow.completed.
+      const [, ...onFullDisk] = await waitFor(async () => {
+        const sequences = await completedSequences(hn);
+        return sequences.length === 4 ? sequences : undefined;
+      }, 10_000, 'the four flow.completed');
       assert.is(onFullDisk.length, 3);
       // Each event of the full disk is kept or inside the gap, never both, never neither.
       // Which are kept is the disk's doing: a tmpfs may take a write into a page the file already has,
