@@ -65,6 +65,9 @@ test('a disk filled by another process is told once, never stops the node, and w
         }
         assert.is(lines.filter((l) => l['msg'] === 'jsonl sink cannot write').length, 1, 'the archive told the full disk once');
         assert.ok(lines.some((l) => String(l['msg']).endsWith('events.jsonl is written again')), 'and the end of it');
+        // The log file itself: its spell told on stderr, once each way.
+        const told = hn.node.stderr().split('\n').filter((l) => l.startsWith('weir: the log ('));
+        assert.equal(told.map((l) => /cannot be written|is written again/.exec(l)?.[0]), ['cannot be written', 'is written again'], told.join('\n'));
       } finally {
         await stopAll(hn, receiver);
       }
