@@ -1,4 +1,5 @@
 import type { DeadLetter, OutboxEntry, ReplayGap } from '../contracts/outbox.js';
+import type { EmbeddedCounts } from './embedded-state.js';
 import { noCounters, type Counters, type EntryRecord, type JournalRecord } from './journal-records.js';
 
 /** Where a record's line is: segment number, byte offset and length. */
@@ -84,6 +85,11 @@ export class JournalBook {
         if (record.G) this.gaps = record.G;
         return;
     }
+  }
+
+  /** What the book holds, with `counters` (the committed ones, or the live ones of an open outbox). */
+  counts(counters: Counters = this.counters): EmbeddedCounts {
+    return { ...counters, pending: this.pending, dead_letters: this.deadLetters, bytes: this.bytes };
   }
 
   /** Entries and body bytes that segment `seg` still holds. */

@@ -1,5 +1,6 @@
 import type { DeadLetter, LeasedOutbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { AppendSignal } from './append-signal.js';
+import { embeddedState } from './embedded-state.js';
 import { countFailure, withGap } from './gap-list.js';
 import { BodyCache } from './body-cache.js';
 import { entryRecord, toDeadLetter, toEntry, type Item, type JournalBook } from './journal-book.js';
@@ -194,7 +195,7 @@ export class JournalOutbox implements LeasedOutbox {
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return journalState(this.book, this.oldestPending(), this.commits.counters, [...this.commits.gaps], this.budget.reason, Date.now());
+    return embeddedState(this.book.counts(this.commits.counters), this.oldestPending(), [...this.commits.gaps], this.budget.reason, Date.now());
   }
 
   async close(): Promise<void> {
@@ -310,26 +311,4 @@ export class JournalOutbox implements LeasedOutbox {
   private assertOpen(): void {
     if (this.closed) throw new OutboxClosed(`the outbox of sink ${this.sink} is closed`);
   }
-}
-
-/** A sink's state from its book; shared by the live outbox and the offline reader. */
-export function journalState(
-  book: JournalBook,
-  oldest: number | null,
-  counters: JournalBook['counters'],
-  gaps: ReplayGap[],
-  blocked: OutboxState['outbox_storage']['write_blocked_reason'],
-  nowMs: number,
-): OutboxState {
-  return {
-    pending: book.pending,
-    total_delivered: counters.total_delivered,
-    total_failed: counters.total_failed,
-    replay_gaps: counters.replay_gaps,
-    last_error: counters.last_error,
-    outbox_storage: { store: 'embedded', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: book.bytes },
-    oldest_pending_age_ms: oldest === null ? null : Math.max(0, nowMs - oldest),
-    dead_letters: book.deadLetters,
-    gaps,
-  };
 }

@@ -1,5 +1,6 @@
 import type { Database, Key } from 'lmdb';
 import type { DeadLetter, OutboxEntry, OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
+import { embeddedState } from './embedded-state.js';
 
 /**
  * The layout of one sink's LMDB sub-database. Keys are ordered-binary arrays, so the
@@ -100,17 +101,7 @@ export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: n
   for (const { value } of db.getRange({ ...range('p'), limit: 1 })) {
     oldest = (value as StoredEntry).enqueued_at_unix_ms;
   }
-  return {
-    pending: counters.pending,
-    total_delivered: counters.total_delivered,
-    total_failed: counters.total_failed,
-    replay_gaps: counters.replay_gaps,
-    last_error: counters.last_error,
-    outbox_storage: { store: 'embedded', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: counters.bytes },
-    oldest_pending_age_ms: oldest === null ? null : Math.max(0, nowMs - oldest),
-    dead_letters: counters.dead_letters,
-    gaps,
-  };
+  return embeddedState(counters, oldest, gaps, blocked, nowMs);
 }
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { OutboxState } from '../contracts/outbox.js';
 import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
-import { journalState } from './journal-outbox.js';
+import { embeddedState } from './embedded-state.js';
 
 /**
  * A sink's embedded outbox state without a running node (`weir connector state`): its
@@ -19,5 +19,5 @@ export async function readOutboxState(stateDir: string, sink: string): Promise<O
   const dir = sinkDir(stateDir, sink);
   if (!fs.existsSync(dir)) return null;
   const { book } = await replayJournal(dir);
-  return journalState(book, book.oldestPending(), book.counters, book.gaps, readWriteBlock(stateDir), Date.now());
+  return embeddedState(book.counts(), book.oldestPending(), book.gaps, readWriteBlock(stateDir), Date.now());
 }
