@@ -1,6 +1,6 @@
 import type { Database, Key } from 'lmdb';
 import type { DeadLetter, OutboxEntry, OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
-import { embeddedState } from './embedded-state.js';
+import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
 
 /**
  * The layout of one sink's LMDB sub-database. Keys are ordered-binary arrays, so the
@@ -47,15 +47,7 @@ export interface StoredDead extends StoredEntry {
   dead_at_unix_ms: number;
 }
 
-export interface Counters {
-  pending: number;
-  dead_letters: number;
-  bytes: number;
-  total_delivered: number;
-  total_failed: number;
-  replay_gaps: number;
-  last_error: { message: string; at_unix_ms: number } | null;
-}
+export type Counters = EmbeddedCounts;
 
 export function readCounters(db: SinkDb): Counters {
   const stored = db.get(COUNTERS_KEY) as Partial<Counters> | undefined;
