@@ -14,7 +14,7 @@ import type { SinkDeps } from '../sinks/sink-deps.js';
 export function buildSink(config: SinkConfig, deps: SinkDeps, previous?: ConnectorState): Sink {
   switch (config.type) {
     case 'jsonl':
-      return new JsonlSink(config, deps.nodeId, deps.bus, previous?.type === 'jsonl' ? previous : savedState(deps.stateDir, config.tag, 'jsonl'));
+      return new JsonlSink(config, deps.nodeId, deps.bus, previous?.type === 'jsonl' ? previous : savedState(deps.stateDir, config.tag, 'jsonl'), deps.log);
     case 'webhook':
       return new WebhookSink(config, deps);
   }

@@ -121,10 +121,18 @@ export class Engine {
     this.current = config;
     this.now = opts.now ?? Date.now;
     this.startedAt = this.now();
-    this.keeper = new SinkKeeper(config.node.state_dir, (problem) => log.warn({ problem }, 'sink records'));
+    this.keeper = new SinkKeeper(
+      config.node.state_dir,
+      (problem) => log.warn({ problem }, 'sink records'),
+      (message) => log.info(message),
+    );
     // Read before the sequences: a crashed run's marks say what it had published at least.
     this.leftMarks = this.keeper.marks.left();
-    this.sequences = SequenceReservation.open(config.node.state_dir, { published: Math.max(0, ...Object.values(this.leftMarks ?? {})) });
+    this.sequences = SequenceReservation.open(config.node.state_dir, {
+      published: Math.max(0, ...Object.values(this.leftMarks ?? {})),
+      onProblem: (problem) => log.warn({ problem }, 'event sequences'),
+      onRecovered: (message) => log.info(message),
+    });
     if (this.sequences.problem) log.warn({ problem: this.sequences.problem }, 'event sequences may start over at 1 on the next start');
     this.stores = new LazyOutboxStores({
       config: () => this.config,
@@ -140,7 +148,11 @@ export class Engine {
       firstSequence: this.sequences.first,
     });
     this.history = new FlowHistory(config.flows.history_size);
-    this.principalStore = new PrincipalStore(config.node.state_dir, (problem) => log.warn({ problem }, 'principals'));
+    this.principalStore = new PrincipalStore(
+      config.node.state_dir,
+      (problem) => log.warn({ problem }, 'principals'),
+      (message) => log.info(message),
+    );
     this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));

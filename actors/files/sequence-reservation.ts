@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readStateFile, writeFileAtomic, writeJsonFileSync } from './atomic-json.js';
+import { messageOf, WriteSpell } from './write-spell.js';
 
 /** The file name inside `node.state_dir`. */
 const SEQUENCE_FILE = 'sequence.json';
@@ -22,6 +23,12 @@ const fileSchema = z.strictObject({ next_sequence: z.number().int().min(1).max(2
  * the exact next sequence, so a restart goes on without a jump. A state_dir that cannot
  * be read or written leaves sequences to start over at 1, as `problem` says.
  */
+/** Told when a later block cannot be reserved, and when it can be again. */
+interface ReservationTell {
+  onProblem?: (problem: string) => void;
+  onRecovered?: (message: string) => void;
+}
+
 export class SequenceReservation {
   /** Why sequences may start over at the next start; null while they are kept. */
   problem: string | null = null;
@@ -34,15 +41,19 @@ export class SequenceReservation {
   /** The highest sequence this run may publish without a crash reusing it. */
   private reservedThrough: number;
   private extending = false;
-  /** Set once a write failed: no more are tried, and sequences may start over. */
+  /** Set once the first write failed: no more are tried, and sequences may start over. */
   private broken = false;
+  /** A later block that could not be reserved (a full disk) is tried again each tick, and told once per spell. */
+  private readonly spell: WriteSpell;
 
   private constructor(
     private readonly file: string,
     readonly first: number,
     private readonly block: number,
+    tell: ReservationTell,
   ) {
     this.reservedThrough = first - 1;
+    this.spell = new WriteSpell(tell.onProblem ?? (() => undefined), tell.onRecovered ?? (() => undefined));
   }
 
   /**
@@ -55,14 +66,14 @@ export class SequenceReservation {
    * own reservation kept: what it published past its sinks' last marks (the events of
    * its last tick, unless every sink lagged that far) stays below.
    */
-  static open(stateDir: string, opts: { published?: number; block?: number } = {}): SequenceReservation {
+  static open(stateDir: string, opts: { published?: number; block?: number } & ReservationTell = {}): SequenceReservation {
     const block = opts.block ?? SEQUENCE_BLOCK;
     const published = opts.published ?? 0;
     const file = path.join(stateDir, SEQUENCE_FILE);
     const read = readStateFile(file, fileSchema);
     const stored = 'value' in read ? read.value.next_sequence : 1;
     const behind = stored <= published;
-    const reservation = new SequenceReservation(file, behind ? published + 1 + block : stored, block);
+    const reservation = new SequenceReservation(file, behind ? published + 1 + block : stored, block, opts);
     const unusable = 'problem' in read ? read.problem : null;
     if (behind) {
       const was = 'missing' in read ? `${file} was missing` : (unusable ?? `${file} said ${stored}`);
@@ -88,8 +99,12 @@ export class SequenceReservation {
       () => {
         this.reservedThrough = through;
         this.extending = false;
+        this.spell.succeeded(`${this.file} is written again`);
       },
-      (err: unknown) => this.fail(err),
+      (err: unknown) => {
+        this.extending = false;
+        this.spell.failed(`${this.file} cannot be written (${messageOf(err)}); the next block of sequences is reserved once it can be`);
+      },
     );
   }
 

@@ -23,6 +23,10 @@ export class LeaseBook<T> {
     return [...this.held.values()].map((l) => l.value);
   }
 
+  delete(id: string): void {
+    this.held.delete(id);
+  }
+
   clear(): void {
     this.held.clear();
   }

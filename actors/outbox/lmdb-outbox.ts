@@ -6,12 +6,11 @@ import type {
   OwingOutbox,
   ReplayGap,
 } from '../contracts/outbox.js';
-import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import type { Key } from 'lmdb';
 import { AppendSignal } from './append-signal.js';
 import { LeaseBook } from './lease-book.js';
+import { countFailure, withGap } from './gap-list.js';
 import {
-  countFailure,
   deadKey,
   entryKey,
   owedKey,
@@ -262,15 +261,9 @@ export class LmdbOutbox implements OwingOutbox {
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
-    const gaps = this.commits.gaps;
-    const last = gaps.at(-1);
-    if (continuesLast && last) {
-      this.commits.setGaps([...gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }]);
-    } else {
-      const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
-      this.commits.setGaps([...gaps, record].slice(-OUTBOX_GAPS_KEPT));
-      this.commits.counters.replay_gaps += 1;
-    }
+    const { gaps, counts } = withGap(this.commits.gaps, gap, continuesLast);
+    this.commits.setGaps(gaps);
+    if (counts) this.commits.counters.replay_gaps += 1;
     await this.commits.write(() => undefined).catch(() => undefined);
   }
 

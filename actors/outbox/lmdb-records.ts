@@ -1,5 +1,6 @@
 import type { Database, Key } from 'lmdb';
 import type { DeadLetter, OutboxEntry, OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
+import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
 
 /**
  * The layout of one sink's LMDB sub-database. Keys are ordered-binary arrays, so the
@@ -46,15 +47,7 @@ export interface StoredDead extends StoredEntry {
   dead_at_unix_ms: number;
 }
 
-export interface Counters {
-  pending: number;
-  dead_letters: number;
-  bytes: number;
-  total_delivered: number;
-  total_failed: number;
-  replay_gaps: number;
-  last_error: { message: string; at_unix_ms: number } | null;
-}
+export type Counters = EmbeddedCounts;
 
 export function readCounters(db: SinkDb): Counters {
   const stored = db.get(COUNTERS_KEY) as Partial<Counters> | undefined;
@@ -100,17 +93,7 @@ export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: n
   for (const { value } of db.getRange({ ...range('p'), limit: 1 })) {
     oldest = (value as StoredEntry).enqueued_at_unix_ms;
   }
-  return {
-    pending: counters.pending,
-    total_delivered: counters.total_delivered,
-    total_failed: counters.total_failed,
-    replay_gaps: counters.replay_gaps,
-    last_error: counters.last_error,
-    outbox_storage: { store: 'embedded', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: counters.bytes },
-    oldest_pending_age_ms: oldest === null ? null : Math.max(0, nowMs - oldest),
-    dead_letters: counters.dead_letters,
-    gaps,
-  };
+  return embeddedState(counters, oldest, gaps, blocked, nowMs);
 }
 
 /**
@@ -122,10 +105,4 @@ export function undoCounts(counters: Counters, before: Counters, after: Counters
     counters[key] -= after[key] - before[key];
   }
   if (counters.last_error === after.last_error) counters.last_error = before.last_error;
-}
-
-/** A failed attempt: counted, and its error kept as the last one. */
-export function countFailure(c: Counters, message: string, at: number): void {
-  c.total_failed += 1;
-  c.last_error = { message, at_unix_ms: at };
 }

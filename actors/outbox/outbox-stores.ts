@@ -1,6 +1,7 @@
 import type { WeirConfig } from '../config/schema.js';
 import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
+import { JournalOutboxStore } from './journal-outbox-store.js';
 import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { LateOutbox } from './late-outbox.js';
@@ -36,8 +37,8 @@ export interface OutboxStoreEvents {
 }
 
 /**
- * Opens the node's outbox stores: the embedded one always (it is the whole outbox
- * without Redis, and the spill store beside Redis), BullMQ when `redis` is configured.
+ * Opens the node's outbox stores: without Redis, the embedded journal (the whole
+ * outbox); with Redis, BullMQ and the LMDB spill store beside it.
  * BullMQ is loaded only then, so a node without Redis does not pay for it. A node
  * whose Redis is down at start still proxies: its sinks run on the embedded store,
  * `unreachable` says so, and Redis is asked again (LateOutbox, at most every 5 s) until
@@ -50,10 +51,11 @@ export interface OutboxStoreEvents {
  * the sinks stay on the embedded store.
  */
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
-  const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
-    return { kind: 'embedded', open: (sink) => embedded.open(sink), redisUp: () => null, close: () => embedded.close() };
+    const journal = new JournalOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
+    return { kind: 'embedded', open: (sink) => journal.open(sink), redisUp: () => null, close: () => journal.close() };
   }
+  const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
     BullmqOutboxStore.connect({

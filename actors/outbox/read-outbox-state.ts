@@ -1,21 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { OutboxState } from '../contracts/outbox.js';
-import { openNodeDb, openOutboxEnv, openSinkDb, outboxEnvExists, readWriteBlock } from './lmdb-env.js';
-import { sinkState } from './lmdb-records.js';
+import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
+import { embeddedState } from './embedded-state.js';
 
 /**
- * A sink's embedded outbox state without a running node (`weir connector state`):
- * opens the state dir's LMDB environment read-only. Null when this state dir has no
- * outbox, or no outbox for that sink. write_blocked is the last one the node recorded.
+ * A sink's embedded outbox state without a running node (`weir connector state`): its
+ * journal replayed read-only (a batch the node is writing meanwhile is not complete
+ * and does not count). An LMDB outbox in the state dir (the spill store beside Redis,
+ * or one from an earlier version that no node imported yet) is read instead. Null when
+ * the state dir holds no outbox of that sink. write_blocked is the last one the node recorded.
  */
 export async function readOutboxState(stateDir: string, sink: string): Promise<OutboxState | null> {
-  if (!outboxEnvExists(stateDir)) return null;
-  const env = openOutboxEnv(stateDir, true);
-  try {
-    const names = new Set([...env.getKeys()].map(String));
-    if (!names.has(`sink:${sink}`)) return null;
-    const blocked = names.has('node') ? readWriteBlock(openNodeDb(env)) : null;
-    return sinkState(openSinkDb(env, sink), blocked, Date.now());
-  } finally {
-    await env.close();
+  if (fs.existsSync(path.join(outboxDir(stateDir), 'data.mdb'))) {
+    const { readLmdbOutboxState } = await import('./read-lmdb-outbox-state.js');
+    return readLmdbOutboxState(stateDir, sink);
   }
+  const dir = sinkDir(stateDir, sink);
+  if (!fs.existsSync(dir)) return null;
+  const { book } = await replayJournal(dir);
+  return embeddedState(book.counts(), book.oldestPending(), book.gaps, readWriteBlock(stateDir), Date.now());
 }

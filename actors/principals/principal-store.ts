@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readStateFile, writeFileAtomic, writeJsonFileSync } from '../files/atomic-json.js';
+import { messageOf, WriteSpell } from '../files/write-spell.js';
 import type { KeptPrincipals, PrincipalLedger } from './principal-ledger.js';
 
 /** The file name inside `node.state_dir`. */
@@ -31,15 +32,18 @@ export class PrincipalStore {
   private savedAt = 0;
   /** The write under way, if any: a later write waits for it, so an older content never lands last. */
   private pending: Promise<void> | null = null;
-  /** Set from a failed write to the next one that succeeds: told once per spell, not every 5 s. */
-  private failing = false;
+  /** Failed writes are told once per spell, not every 5 s. */
+  private readonly spell: WriteSpell;
 
   constructor(
     stateDir: string,
     /** Told when the file cannot be read or written; the node runs on. */
     private readonly onProblem: (problem: string) => void,
+    /** Told once when it can be written again. */
+    onRecovered: (message: string) => void = () => undefined,
   ) {
     this.file = path.join(stateDir, PRINCIPALS_FILE);
+    this.spell = new WriteSpell(onProblem, onRecovered);
   }
 
   /** The kept windows, or null for none (no file yet, or one that cannot be used: then counting starts over). */
@@ -77,12 +81,10 @@ export class PrincipalStore {
 
   private saved(version: number): void {
     this.savedVersion = version;
-    this.failing = false;
+    this.spell.succeeded(`${this.file} is written again`);
   }
 
   private failed(err: unknown): void {
-    if (this.failing) return;
-    this.failing = true;
-    this.onProblem(`${this.file} cannot be written (${err instanceof Error ? err.message : String(err)})`);
+    this.spell.failed(`${this.file} cannot be written (${messageOf(err)})`);
   }
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import type { EventBus } from '../../streams/event-bus.js';
 import { sinkEvents } from '../../streams/subscription.js';
@@ -28,12 +29,15 @@ export class JsonlSink implements Sink {
     private readonly nodeId: string,
     private readonly bus: EventBus,
     private readonly previous?: ConnectorState,
+    log?: Pick<Logger, 'warn' | 'info'>,
   ) {
     this.writer = new JsonlWriter({
       path: config.path,
       maxBytes: config.max_bytes,
       keepFiles: config.keep_files,
       fsyncIntervalMs: config.fsync_interval_ms,
+      onProblem: (problem) => log?.warn({ sink: config.tag, problem }, 'jsonl sink cannot write'),
+      onRecovered: (message) => log?.info({ sink: config.tag }, message),
     });
   }
 

@@ -1,6 +1,7 @@
 import { planSegment, RotatingFile } from './jsonl-rotation.js';
 import { LineEncoder, type Line } from './line-encoder.js';
 import { WeirError } from '../errors/weir-error.js';
+import { messageOf, WriteSpell } from '../files/write-spell.js';
 
 export interface JsonlWriterOptions {
   /** File to append to, e.g. `<state_dir>/events.jsonl`; open() creates its parent (mode 0700). */
@@ -18,6 +19,9 @@ export interface JsonlWriterOptions {
    * one write per window instead of per event-loop turn. @defaultValue 20
    */
   batchMs?: number;
+  /** Told once when writes start failing (a full disk), and once when they succeed again. */
+  onProblem?: (problem: string) => void;
+  onRecovered?: (message: string) => void;
 }
 
 export interface JsonlWriterStats {
@@ -60,10 +64,12 @@ export class JsonlWriter {
   private lastError: JsonlWriterStats['lastError'] = null;
   /** When lines were last written (the connector state's last_delivered_at_unix_ms). */
   lastWrittenAt: number | null = null;
+  private readonly spell: WriteSpell;
 
   constructor(private readonly opts: JsonlWriterOptions) {
     this.maxPending = opts.maxPendingLines ?? DEFAULT_MAX_PENDING_LINES;
     this.file = new RotatingFile(opts.path, opts.keepFiles, (err) => this.recordError(err));
+    this.spell = new WriteSpell(opts.onProblem ?? (() => undefined), opts.onRecovered ?? (() => undefined));
   }
 
   get stats(): JsonlWriterStats {
@@ -195,6 +201,7 @@ export class JsonlWriter {
     this.lastWrittenAt = Date.now();
     this.counters.linesWritten += lineCount;
     this.counters.bytesWritten += data.length;
+    this.spell.succeeded(`${this.opts.path} is written again`);
     this.scheduleSync();
   }
 
@@ -210,9 +217,6 @@ export class JsonlWriter {
 
   private recordError(err: unknown): void {
     this.lastError = { message: messageOf(err), at_unix_ms: Date.now() };
+    this.spell.failed(`${this.opts.path} cannot be written (${messageOf(err)}); lines wait in memory, up to ${this.maxPending}, and are written once it can be`);
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

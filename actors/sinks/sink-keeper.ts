@@ -1,5 +1,6 @@
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import { ConnectorStateSaver } from './connector-state-file.js';
+import { messageOf, WriteSpell } from '../files/write-spell.js';
 import { keptMarks, SinkMarks } from './sink-marks.js';
 
 /**
@@ -15,16 +16,19 @@ export class SinkKeeper {
   readonly marks: SinkMarks;
   /** The round under way, if any. */
   private round: Promise<unknown> | null = null;
-  /** Set from a failed write of the states to the next one that succeeds: told once per spell. */
-  private failing = false;
+  /** Failed writes of the states are told once per spell. */
+  private readonly spell: WriteSpell;
 
   constructor(
     stateDir: string,
     /** Told when a file cannot be read or written; the node runs on. */
-    private readonly onProblem: (problem: string) => void,
+    onProblem: (problem: string) => void,
+    /** Told once when a file that could not be written can be again. */
+    onRecovered: (message: string) => void = () => undefined,
   ) {
     this.states = new ConnectorStateSaver(stateDir);
-    this.marks = new SinkMarks(stateDir, onProblem);
+    this.marks = new SinkMarks(stateDir, onProblem, onRecovered);
+    this.spell = new WriteSpell(onProblem, onRecovered);
   }
 
   /** Each tick. A round whose states could not be written leaves the marks as they were. */
@@ -59,11 +63,10 @@ export class SinkKeeper {
   private async saveStates(states: readonly ConnectorState[]): Promise<boolean> {
     try {
       await this.states.save(states);
-      this.failing = false;
+      this.spell.succeeded('the connector state is saved again');
       return true;
     } catch (err) {
-      if (!this.failing) this.onProblem(`the connector state cannot be saved (${err instanceof Error ? err.message : String(err)})`);
-      this.failing = true;
+      this.spell.failed(`the connector state cannot be saved (${messageOf(err)})`);
       return false;
     }
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Sink } from '../contracts/sink.js';
 import { readStateFile, writeFileAtomic, writeJsonFileSync } from '../files/atomic-json.js';
+import { messageOf, WriteSpell } from '../files/write-spell.js';
 
 /** The file name inside `node.state_dir`. */
 const MARKS_FILE = 'sink-marks.json';
@@ -35,15 +36,18 @@ export class SinkMarks {
   private cleared = false;
   /** Set while sinks are swapped: ticks then leave the file as `holding` wrote it. */
   private held = false;
-  /** Set from a failed write to the next one that succeeds: the problem is told once per spell. */
-  private failing = false;
+  /** Failed writes are told once per spell. */
+  private readonly spell: WriteSpell;
 
   constructor(
     stateDir: string,
     /** Told once when the file cannot be written: after a crash the sinks' losses then go unrecorded. */
     private readonly onProblem: (problem: string) => void,
+    /** Told once when it can be written again. */
+    onRecovered: (message: string) => void = () => undefined,
   ) {
     this.file = path.join(stateDir, MARKS_FILE);
+    this.spell = new WriteSpell(onProblem, onRecovered);
   }
 
   /** The marks a run left without a clean stop, or null after a clean one (or none at all). */
@@ -116,12 +120,10 @@ export class SinkMarks {
 
   private written(text: string): void {
     this.saved = text;
-    this.failing = false;
+    this.spell.succeeded(`${this.file} is written again`);
   }
 
   private fail(err: unknown): void {
-    if (this.failing) return;
-    this.failing = true;
-    this.onProblem(`${this.file} cannot be written (${err instanceof Error ? err.message : String(err)}); a crash would not be counted in the sinks' replay_gaps`);
+    this.spell.failed(`${this.file} cannot be written (${messageOf(err)}); a crash would not be counted in the sinks' replay_gaps`);
   }
 }

@@ -55,9 +55,9 @@ function recovered(k: ConnectorState): boolean {
   return !!k.last_error && typeof k.last_delivered_at_unix_ms === 'number' && k.last_delivered_at_unix_ms > k.last_error.at_unix_ms;
 }
 
-/** The sink now: writes paused by disk protection, failing since its last error, or ok. */
+/** The sink now: writes paused by disk protection (with the reason), failing since its last error, or ok. */
 function sinkState(k: ConnectorState): string {
-  if (k.outbox_storage.write_blocked) return 'write blocked';
+  if (k.outbox_storage.write_blocked) return `write blocked: ${k.outbox_storage.write_blocked_reason ?? 'unknown'}`;
   return k.last_error && !recovered(k) ? 'failing' : 'ok';
 }
 

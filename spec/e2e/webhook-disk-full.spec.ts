@@ -6,12 +6,13 @@ import * as assert from 'uvu/assert';
 import type { Envelope } from '../../streams/contract.js';
 import { startOrigin } from '../support/origin.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from '../support/webhook-node.js';
 
 // The state dir on a 4 MiB tmpfs that the spec fills to the last byte right after an
 // append, while the free space the node last read still looks ample: the next appends
-// fail their LMDB commit with ENOSPC or are refused once the node reads the disk again.
+// fail their journal write with ENOSPC or are refused once the node reads the disk again.
 // Proxying goes on, writes pause, the miss is a replay gap with a warning, and writes
 // resume once there is room.
 const MIN_FREE_BYTES = 256 * 1024;
@@ -54,10 +55,14 @@ test('a full disk under the embedded outbox pauses its writes as a replay gap, a
       fillDisk(filler);
       // curlFlow asserts each curl succeeds: the node proxies on with the disk full.
       for (let i = 0; i < 3; i++) await hn.curlFlow();
-      const [, ...onFullDisk] = await completedSequences(hn);
+      // A curl may end a moment before the node has published its flow.completed.
+      const [, ...onFullDisk] = await waitFor(async () => {
+        const sequences = await completedSequences(hn);
+        return sequences.length === 4 ? sequences : undefined;
+      }, 10_000, 'the four flow.completed');
       assert.is(onFullDisk.length, 3);
       // Each event of the full disk is kept or inside the gap, never both, never neither.
-      // Which are kept is the disk's doing: LMDB may commit into pages it already holds,
+      // Which are kept is the disk's doing: a tmpfs may take a write into a page the file already has,
       // and files the node gave up writing free their blocks.
       const inGap = (s: SinkView): number => onFullDisk.filter((seq) => (s.gaps ?? []).some((g) => g.from_sequence <= seq && seq <= g.to_sequence)).length;
       const settled = await hn.sinkWhen((s) => s.replay_gaps === 1 && s.pending - 1 + inGap(s) === onFullDisk.length, 'each event of the full disk kept or in the replay gap');

@@ -32,6 +32,10 @@ export interface HookNodeOptions {
   stateDir?: string;
   /** Fields of `control` over the listen address and key the node gets. */
   control?: Record<string, unknown>;
+  /** Fields of the JSONL sink `archive` (every event, `<stateDir>/events.jsonl`) over its defaults. */
+  archive?: Record<string, unknown>;
+  /** The `log` section over `{ level: 'info' }` (log lines on stdout). */
+  log?: Record<string, unknown>;
 }
 
 export interface ApiReply {
@@ -92,9 +96,10 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     ...base,
     ...(opts.nodeId ? { node: { ...(base['node'] as object), id: opts.nodeId } } : {}),
     control: { listen: '127.0.0.1:0', api_key: API_KEY, ...opts.control },
+    log: { ...(base['log'] as object), ...opts.log },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
-    event_sinks: [...(base['event_sinks'] as unknown[]), ...(hook ? [hook] : [])],
+    event_sinks: [...(base['event_sinks'] as Record<string, unknown>[]).map((sink) => ({ ...sink, ...opts.archive })), ...(hook ? [hook] : [])],
   };
   const bodies: string[] = [];
   const api: HookNode['api'] = async (path, init = {}) => {

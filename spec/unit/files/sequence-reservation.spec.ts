@@ -93,4 +93,23 @@ test('a state_dir that cannot be written leaves sequences to start over, with th
   r.close(1000);
 });
 
+test('a block that could not be reserved (a full disk) is tried again at the next tick, and the spell told at its start and end', async () => {
+  const dir = tempDir();
+  const told: string[] = [];
+  const r = SequenceReservation.open(dir, { block: BLOCK, onProblem: (p) => told.push(`problem: ${p}`), onRecovered: (m) => told.push(`recovered: ${m}`) });
+  // A directory where the file goes: its rename fails, as a write on a full disk does.
+  fs.rmSync(path.join(dir, 'sequence.json'));
+  fs.mkdirSync(path.join(dir, 'sequence.json'));
+  r.keepAhead(60);
+  await waitFor(() => (told.length > 0 && !fs.readdirSync(dir).some((f) => f.endsWith('.tmp')) ? true : undefined), 5000, 'the failed write');
+  assert.is(told.length, 1);
+  assert.match(told[0]!, /^problem: .*sequence\.json cannot be written/);
+  fs.rmdirSync(path.join(dir, 'sequence.json'));
+  r.keepAhead(60);
+  await waitFor(() => (fs.existsSync(path.join(dir, 'sequence.json')) ? true : undefined), 5000, 'the next block reserved');
+  assert.equal(stored(dir), { next_sequence: 201 });
+  await waitFor(() => (told.length === 2 ? true : undefined), 5000, 'the end told');
+  assert.match(told[1]!, /^recovered: .*sequence\.json is written again/);
+});
+
 test.run();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Outbox, OutboxAppend } from '../../../actors/contracts/outbox.js';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { OutboxDispatcher } from '../../../actors/sinks/outbox-dispatcher.js';
 import type { BusEvent, EventType } from '../../../streams/contract.js';
 import { EventBus } from '../../../streams/event-bus.js';
@@ -23,7 +23,7 @@ interface Rig {
 /** A real bus and a real embedded outbox for the sink `billing` of flow.completed. */
 async function rig(ringCapacity = 1024, batching: { maxQueued?: number; batchMs?: number } = {}): Promise<Rig> {
   const bus = new EventBus({ ringCapacity, ringMaxBytes: 1 << 20 });
-  const store = new LmdbOutboxStore({ stateDir: tempDir('weir-dispatcher-'), limits: ROOMY });
+  const store = new JournalOutboxStore({ stateDir: tempDir('weir-dispatcher-'), limits: ROOMY });
   const outbox = await store.open('billing');
   const warnings: BusEvent[] = [];
   return {

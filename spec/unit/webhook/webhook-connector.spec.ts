@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { LeasedOutbox } from '../../../actors/contracts/outbox.js';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { DeliveryTrouble } from '../../../actors/webhook/delivery-trouble.js';
 import { WebhookConnector } from '../../../actors/webhook/webhook-connector.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -48,7 +48,7 @@ interface Context {
 
 async function withConnector(method: 'ack' | 'lease', body: (ctx: Context) => Promise<void>): Promise<void> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-connector-'));
-  const store = new LmdbOutboxStore({ stateDir, limits: LIMITS });
+  const store = new JournalOutboxStore({ stateDir, limits: LIMITS });
   const receiver = await startWebhookReceiver(TOKEN);
   const real = await store.open('hook');
   const { outbox, release, stalled } = stalling(real, method);

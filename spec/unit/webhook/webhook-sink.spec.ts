@@ -5,7 +5,7 @@ import type { WebhookSinkConfig } from '../../../actors/config/schema.js';
 import { parseConfig } from '../../../actors/config/load-config.js';
 import { StopDeadline } from '../../../actors/base/stop-deadline.js';
 import { Subject } from 'rxjs';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { WebhookSink } from '../../../actors/webhook/webhook-sink.js';
 import { EventBus } from '../../../streams/event-bus.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -17,7 +17,7 @@ test('ranges an earlier run missed are recorded at start, each as its own gap', 
   assert.ok(result.ok);
   const config = result.config.event_sinks.find((s): s is WebhookSinkConfig => s.type === 'webhook')!;
   const stateDir = tempDir('weir-webhook-sink-');
-  const store = new LmdbOutboxStore({ stateDir, limits: ROOMY });
+  const store = new JournalOutboxStore({ stateDir, limits: ROOMY });
   const sink = new WebhookSink(config, {
     nodeId: 'n1',
     stateDir,

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
 import { readOutboxState } from '../../../actors/outbox/read-outbox-state.js';
 import { FAR_MS } from '../../support/far-bound.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lmdb-append-child.js');
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'journal-append-child.js');
 
 function stateDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'weir-outbox-'));
@@ -45,7 +45,7 @@ test('every append a killed (-9) process saw committed is there after a reopen',
   const dir = stateDir();
   try {
     const last = await appendThenKill9(dir, 200);
-    const store = new LmdbOutboxStore({ stateDir: dir, limits: ROOMY });
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
     const outbox = await store.open('billing');
     const leased = await outbox.lease(last + 1000);
     // The child may have committed a few more after its last line was read.
@@ -62,7 +62,7 @@ test('every append a killed (-9) process saw committed is there after a reopen',
   }
 });
 
-test('a process that exits while appends are in flight ends at once (no lmdb-js exit deadlock)', async () => {
+test('a process that exits while appends are in flight ends at once', async () => {
   const dir = stateDir();
   try {
     const child = spawn(process.execPath, [CHILD, dir], { stdio: ['pipe', 'pipe', 'ignore'] });
@@ -82,7 +82,7 @@ test('a process that exits while appends are in flight ends at once (no lmdb-js 
 test('readOutboxState reads a sink offline, the same as the live state', async () => {
   const dir = stateDir();
   try {
-    const store = new LmdbOutboxStore({ stateDir: dir, limits: ROOMY });
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
     const outbox = await store.open('billing');
     await outbox.append(entries(1, 3));
     await outbox.lease(1);
@@ -104,7 +104,7 @@ test('readOutboxState reads a sink offline, the same as the live state', async (
 test('min_free_bytes blocks writes until new limits leave room, and the offline state shows the block', async () => {
   const dir = stateDir();
   try {
-    const store = new LmdbOutboxStore({ stateDir: dir, limits: { max_bytes: 1 << 30, min_free_bytes: Number.MAX_SAFE_INTEGER } });
+    const store = new JournalOutboxStore({ stateDir: dir, limits: { max_bytes: 1 << 30, min_free_bytes: Number.MAX_SAFE_INTEGER } });
     const outbox = await store.open('billing');
     const err = await outbox.append(entries(1, 1)).catch((e: unknown) => e);
     assert.instance(err, OutboxWriteBlocked);
@@ -113,7 +113,7 @@ test('min_free_bytes blocks writes until new limits leave room, and the offline 
     await store.close();
     assert.is((await readOutboxState(dir, 'billing'))!.outbox_storage.write_blocked_reason, 'min_free_bytes');
 
-    const again = new LmdbOutboxStore({ stateDir: dir, limits: { max_bytes: 1 << 30, min_free_bytes: Number.MAX_SAFE_INTEGER } });
+    const again = new JournalOutboxStore({ stateDir: dir, limits: { max_bytes: 1 << 30, min_free_bytes: Number.MAX_SAFE_INTEGER } });
     const reopened = await again.open('billing');
     assert.is((await reopened.state()).outbox_storage.write_blocked, true, 'the last known block stands after a restart');
     again.setLimits(ROOMY);

@@ -1,0 +1,117 @@
+import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
+
+/**
+ * The lines of a sink's journal (journal-segments.ts), one JSON object each, keyed by
+ * `k`; an entry whose body has no newline (every JSON envelope) is written as `E`, a tab,
+ * the record without `b` as JSON, a tab and the body as it is, so that writing a body
+ * does not escape it. Entries are numbered by position (`p`, append order). A batch of lines ends with
+ * a commit line; lines after the last commit line of a segment are a batch that never
+ * completed and are ignored.
+ *   e  an entry with its body: appended, or moved forward from an older segment (then
+ *      with its attempts, due time and dead-letter fields)
+ *   a  entries delivered
+ *   r  a failed attempt: attempts so far and when the entry is due again
+ *   d  an entry moved to the dead-letter set
+ *   l  dead letters made pending again (replayed)
+ *   c  commit: the sink's counters, and its gaps when they changed
+ */
+export interface EntryRecord {
+  k: 'e';
+  p: number;
+  i: string;
+  s: number;
+  t: number;
+  r: number | null;
+  b: string;
+  n?: number;
+  w?: number;
+  x?: string;
+  y?: number;
+}
+
+export type JournalRecord =
+  | EntryRecord
+  | { k: 'a'; p: number[] }
+  | { k: 'r'; p: number; n: number; w: number }
+  | { k: 'd'; p: number; n: number; x: string; y: number }
+  | { k: 'l'; p: number[]; t: number }
+  | CommitRecord;
+
+/** The counters no entry record tells: they go in every commit line. */
+export interface Counters {
+  total_delivered: number;
+  total_failed: number;
+  replay_gaps: number;
+  last_error: OutboxState['last_error'];
+}
+
+export interface CommitRecord {
+  k: 'c';
+  d: number;
+  f: number;
+  g: number;
+  l: OutboxState['last_error'];
+  G?: ReplayGap[];
+}
+
+export const noCounters = (): Counters => ({ total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null });
+
+export function commitRecord(c: Counters, gaps: ReplayGap[] | null): CommitRecord {
+  const record: CommitRecord = { k: 'c', d: c.total_delivered, f: c.total_failed, g: c.replay_gaps, l: c.last_error };
+  if (gaps) record.G = gaps;
+  return record;
+}
+
+function encodeLine(r: JournalRecord): string {
+  if (r.k !== 'e' || r.b.includes('\n')) return `${JSON.stringify(r)}\n`;
+  const { b, ...head } = r;
+  return `E\t${JSON.stringify(head)}\t${b}\n`;
+}
+
+/** The record of one line (without its newline) of `data`, from `start` to `end`; throws when it does not parse. */
+export function decodeLine(data: Buffer, start: number, end: number): JournalRecord {
+  if (data[start] !== 0x45) return JSON.parse(data.toString('utf8', start, end)) as JournalRecord;
+  // The header is JSON, which holds no raw tab: the first tab after it starts the body.
+  const tab = data.indexOf(9, start + 2);
+  if (data[start + 1] !== 9 || tab < 0 || tab >= end) throw new Error('a torn entry line');
+  const head = JSON.parse(data.toString('utf8', start + 2, tab)) as Omit<EntryRecord, 'b'>;
+  return { ...head, b: data.toString('utf8', tab + 1, end) };
+}
+
+/** The lines of one batch as UTF-8, with where each line starts and how long it is. */
+export function encodeBatch(records: readonly JournalRecord[]): { buf: Buffer; offsets: number[]; lengths: number[] } {
+  const lines = records.map(encodeLine);
+  const lengths = lines.map((l) => Buffer.byteLength(l));
+  const buf = Buffer.allocUnsafe(lengths.reduce((n, l) => n + l, 0));
+  const offsets: number[] = [];
+  let at = 0;
+  for (const line of lines) {
+    offsets.push(at);
+    at += buf.write(line, at);
+  }
+  return { buf, offsets, lengths };
+}
+
+/**
+ * The complete batches of a segment's bytes: each record with its place in the
+ * segment. Stops at the first line that does not parse (a torn write) and drops what
+ * follows the last commit line.
+ */
+export function decodeSegment(data: Buffer): { record: JournalRecord; off: number; len: number }[] {
+  const out: { record: JournalRecord; off: number; len: number }[] = [];
+  let committed = 0;
+  for (let off = 0; off < data.length; ) {
+    const end = data.indexOf(10, off);
+    if (end < 0) break;
+    let record: JournalRecord;
+    try {
+      record = decodeLine(data, off, end);
+    } catch {
+      break;
+    }
+    out.push({ record, off, len: end + 1 - off });
+    if (record.k === 'c') committed = out.length;
+    off = end + 1;
+  }
+  return out.slice(0, committed);
+}

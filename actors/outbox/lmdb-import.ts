@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../files/atomic-json.js';
+import { entryRecord, type Item } from './journal-book.js';
+import { outboxDir, sinkDir } from './journal-files.js';
+import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
+
+/**
+ * Moves an LMDB outbox that an earlier version left in the state dir
+ * (`outbox/data.mdb`) into the journals, once: each sink's pending entries (with their
+ * attempts and due times), dead letters, counters and gaps become segment 0 of its
+ * journal, written beside and renamed into place, and then the LMDB files are renamed
+ * aside (`*.imported`). A crash in between imports again only the sinks without a
+ * segment 0. lmdb is loaded only when there is such a file.
+ */
+export async function importLmdbOutbox(stateDir: string): Promise<void> {
+  const dir = outboxDir(stateDir);
+  if (!fs.existsSync(path.join(dir, 'data.mdb'))) return;
+  const { openOutboxEnv, openSinkDb } = await import('./lmdb-env.js');
+  const records = await import('./lmdb-records.js');
+  const env = openOutboxEnv(stateDir, false);
+  try {
+    for (const name of [...env.getKeys()].map(String)) {
+      if (!name.startsWith('sink:')) continue;
+      const sink = name.slice('sink:'.length);
+      const target = path.join(sinkDir(stateDir, sink), '0000000000.log');
+      if (fs.existsSync(target)) continue;
+      const db = openSinkDb(env, sink);
+      const retries = new Map<number, { attempts: number; not_before_unix_ms: number }>();
+      for (const { key, value } of db.getRange(records.range('r'))) retries.set(records.positionOf(key), value as { attempts: number; not_before_unix_ms: number });
+      const out: JournalRecord[] = [];
+      for (const kind of ['p', 'd'] as const) {
+        for (const { key, value } of db.getRange(records.range(kind))) {
+          const pos = records.positionOf(key);
+          const stored = value as import('./lmdb-records.js').StoredDead;
+          const mark = retries.get(pos);
+          const item: Item = {
+            pos,
+            id: stored.id,
+            sequence: stored.sequence,
+            enqueued_at_unix_ms: stored.enqueued_at_unix_ms,
+            replayed_at_unix_ms: stored.replayed_at_unix_ms,
+            bytes: 0,
+            at: { seg: 0, off: 0, len: 0 },
+            attempts: kind === 'd' ? stored.attempts : (mark?.attempts ?? 0),
+            notBefore: kind === 'd' ? 0 : (mark?.not_before_unix_ms ?? 0),
+            dead: kind === 'd' ? { error: stored.error, at_unix_ms: stored.dead_at_unix_ms } : null,
+          };
+          out.push(entryRecord(item, stored.body));
+        }
+      }
+      out.push(commitRecord(records.readCounters(db), records.readGaps(db)));
+      await writeFileAtomic(target, encodeBatch(out).buf.toString());
+    }
+  } finally {
+    await env.close();
+  }
+  const aside = `imported-${Date.now()}`;
+  for (const file of ['data.mdb', 'lock.mdb']) {
+    await fs.promises.rename(path.join(dir, file), path.join(dir, `${file}.${aside}`)).catch(() => undefined);
+  }
+}

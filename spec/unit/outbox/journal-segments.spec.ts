@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
+import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { counts, entries, ROOMY } from './outbox-contract.js';
+
+const BIG = (i: number): string => `{"n":${i},"pad":"${'x'.repeat(20_000)}"}`;
+
+function withDir(body: (dir: string) => Promise<void>) {
+  return async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-journal-'));
+    try {
+      await body(dir);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** Bytes of the journal files of sink `billing`. */
+function journalBytes(dir: string): number {
+  const sink = path.join(dir, 'outbox', 'sinks', 'billing');
+  return fs.readdirSync(sink).reduce((n, f) => n + fs.statSync(path.join(sink, f)).size, 0);
+}
+
+test(
+  'a drained journal deletes its settled segments',
+  withDir(async (dir) => {
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const ob = await store.open('billing');
+    await ob.append(entries(1, 300, BIG));
+    assert.ok(journalBytes(dir) > 6_000_000, `${journalBytes(dir)} bytes with 300 entries`);
+    for (let leased = await ob.lease(50); leased.length > 0; leased = await ob.lease(50)) await ob.ack(leased.map((e) => e.id));
+    await ob.append(entries(301, 301));
+    assert.ok(journalBytes(dir) < 10_000, `${journalBytes(dir)} bytes once delivered: ${fs.readdirSync(path.join(dir, 'outbox', 'sinks', 'billing')).join(' ')}`);
+    assert.equal(counts(await ob.state()), { pending: 1, total_delivered: 300, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 9 });
+    await store.close();
+  }),
+);
+
+test(
+  'a dead letter in an old segment moves forward, and the segment goes',
+  withDir(async (dir) => {
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const ob = await store.open('billing');
+    await ob.append(entries(1, 300, BIG));
+    await ob.lease(1);
+    await ob.deadLetter('ev-1', 'HTTP 400');
+    for (let leased = await ob.lease(50); leased.length > 0; leased = await ob.lease(50)) await ob.ack(leased.map((e) => e.id));
+    await ob.append(entries(301, 301));
+    await ob.append(entries(302, 302));
+    assert.ok(journalBytes(dir) < 100_000, `${journalBytes(dir)} bytes with one dead letter`);
+    await store.close();
+    const again = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const reopened = await again.open('billing');
+    const [dead] = await reopened.listDeadLetters(10);
+    assert.equal([dead?.id, dead?.error, dead?.attempts, dead?.body], ['ev-1', 'HTTP 400', 1, BIG(1)]);
+    assert.equal(counts(await reopened.state()), { pending: 2, total_delivered: 299, total_failed: 1, replay_gaps: 0, dead_letters: 1, write_blocked: false, bytes: 18 + BIG(1).length });
+    await again.close();
+  }),
+);
+
+test(
+  'a torn last batch (a crash in the middle of a write) is left out at the reopen',
+  withDir(async (dir) => {
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    await (await store.open('billing')).append(entries(1, 2));
+    await store.close();
+    const sink = path.join(dir, 'outbox', 'sinks', 'billing');
+    const last = fs.readdirSync(sink).sort().at(-1)!;
+    fs.appendFileSync(path.join(sink, last), '{"k":"e","p":2,"i":"ev-3","s":3,"t":1,"r":null,"b":"{}"}\n{"k":"c","d":0,');
+    const again = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const ob = await again.open('billing');
+    assert.is((await ob.state()).pending, 2);
+    await ob.append(entries(4, 4));
+    assert.equal((await ob.lease(10)).map((e) => e.id), ['ev-1', 'ev-2', 'ev-4']);
+    await again.close();
+  }),
+);
+
+test(
+  'bodies come back as appended after a reopen, newlines and tabs included',
+  withDir(async (dir) => {
+    const odd = ['{"a":"x\ty"}', 'line one\nline two', '{"k":"e"}\t\t', 'ünïcödé ✓'];
+    const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    await (await store.open('billing')).append(odd.map((body, i) => ({ id: `ev-${i}`, sequence: i + 1, body })));
+    await store.close();
+    const again = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const ob = await again.open('billing');
+    assert.equal((await ob.lease(10)).map((e) => e.body), odd);
+    await again.close();
+  }),
+);
+
+test(
+  'an LMDB outbox of an earlier version is imported once, with its counters, retries, dead letters and gaps',
+  withDir(async (dir) => {
+    const lmdb = new LmdbOutboxStore({ stateDir: dir, limits: ROOMY });
+    const old = await lmdb.open('billing');
+    await old.append(entries(1, 4));
+    await old.lease(3);
+    await old.ack(['ev-1']);
+    await old.retry('ev-2', 'HTTP 503', Date.now() + 60_000);
+    await old.deadLetter('ev-3', 'HTTP 410');
+    await old.recordGap({ from_sequence: 7, to_sequence: 9, at_unix_ms: 5 }, false);
+    const before = await old.state();
+    await lmdb.close();
+
+    for (let round = 0; round < 2; round++) {
+      const store = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+      const ob = await store.open('billing');
+      const s = await ob.state();
+      assert.equal(counts(s), counts(before), `round ${round}`);
+      assert.equal(counts(s), { pending: 2, total_delivered: 1, total_failed: 2, replay_gaps: 1, dead_letters: 1, write_blocked: false, bytes: 21 });
+      assert.equal([s.last_error?.message, s.gaps], ['HTTP 410', [{ from_sequence: 7, to_sequence: 9, at_unix_ms: 5 }]]);
+      assert.equal((await ob.listDeadLetters(10)).map((d) => [d.id, d.error, d.body]), [['ev-3', 'HTTP 410', '{"n":3}']]);
+      assert.equal((await ob.lease(10)).map((e) => e.id), ['ev-4'], 'ev-2 keeps its due time');
+      await store.close();
+    }
+    const left = fs.readdirSync(path.join(dir, 'outbox'));
+    assert.not.ok(left.includes('data.mdb'), 'the LMDB files are renamed aside');
+    assert.ok(left.some((f) => f.startsWith('data.mdb.imported-')), left.join(' '));
+  }),
+);
+
+test.run();
