@@ -28,8 +28,8 @@ export function readRoutes(ops: ControlOps): Router {
   r.get('/flows/:flow_id', (req, res) => {
     res.json(ops.flow(req.params.flow_id));
   });
-  r.get('/sinks', (_req, res) => {
-    res.json({ sinks: ops.sinks() });
+  r.get('/sinks', async (_req, res) => {
+    res.json({ sinks: await ops.freshSinks() });
   });
   r.get('/principals', (_req, res) => {
     res.json(ops.principals());
