@@ -271,12 +271,14 @@ export class JournaledOutbox implements Outbox {
     };
   }
 
+  /** A read Redis does not answer is an outage too: the journal's move tells when it answers again. */
   private async redisState(): Promise<OutboxState> {
     if (this.redis && this.down === null) {
       try {
         this.lastRedis = await this.toRedis(this.redis.state());
-      } catch {
-        if (!this.lastRedis) return nothingRead();
+      } catch (err) {
+        this.outage(err instanceof Error ? err.message : String(err));
+        this.startMoving();
       }
     }
     return this.lastRedis ?? nothingRead();

@@ -24,7 +24,7 @@ test('a node started while Redis is down delivers, once Redis is back, the backl
     receiver.respond(() => ({ status: 200 }));
     await hn.restart();
     const [warning] = await warningsOf(hn.events, 'redis_unreachable');
-    assert.match(String(warning!.payload['message']), 'sinks use the embedded outbox until Redis answers');
+    assert.match(String(warning!.payload['message']), 'sinks keep events in their outage journals until Redis answers');
     // The node's own events of this run are kept in the embedded store and delivered from there.
     const whileDown = await hn.curlFlows(2);
     await waitFor(() => deliveredAll(receiver.acknowledged(), whileDown), 10_000, 'the flows of the outage delivered');
