@@ -14,7 +14,7 @@ import { runWeir } from '../support/weir-bin.js';
 import { waitFor } from '../support/wait-for.js';
 import { completedById } from '../support/webhook-expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { startDeliver } from '../support/weir-deliver.js';
+import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 import { HOOK_TOKEN, startHookNode, type HookNode, type SinkView } from '../support/webhook-node.js';
 
 const QUEUE = `${E2E_NODE_ID}/hook`;
@@ -71,6 +71,38 @@ function archived(hn: HookNode, gaps: readonly Gap[]): { all: JsonEnvelope[]; ow
 }
 
 /**
+ * With the node stopped: a `weir deliver` process delivers the sink's queue. Every
+ * archived flow.completed is acknowledged or inside a reported gap, total_delivered is
+ * the number of distinct acknowledged events, and nothing is dead; with `once`, no
+ * event was acknowledged twice either. Resolves with the process, for the caller to stop.
+ */
+async function deliverAndAccount(hn: HookNode, receiver: WebhookReceiver, once = false): Promise<DeliverProcess> {
+  const { all, owed } = archived(hn, (await offlineSink(hn.configPath)).gaps ?? []);
+  const deliver = await startDeliver(hn.configPath, QUEUE);
+  const want = new Set(owed.map((e) => e.event_id));
+  const allAcked = (): boolean => {
+    const acked = completedById(receiver.acknowledged());
+    return [...want].every((id) => acked.has(id));
+  };
+  await waitFor(allAcked, 120_000, 'every owed flow.completed delivered by weir deliver', 1000).catch(async (err: unknown) => {
+    const acked = completedById(receiver.acknowledged());
+    const missing = owed.filter((e) => !acked.has(e.event_id)).map((e) => e.sequence);
+    await deliver.stop();
+    throw new Error(`${(err as Error).message}: ${missing.length} of ${owed.length} missing (${missing.slice(0, 20).join(' ')}); sink ${JSON.stringify(await offlineSink(hn.configPath))}`, { cause: err });
+  });
+  const s = await waitFor(async () => {
+    const view = await offlineSink(hn.configPath);
+    return view.pending === 0 ? view : undefined;
+  }, 20_000, 'nothing pending');
+  const acked = completedById(receiver.acknowledged());
+  assert.is(s.total_delivered, acked.size, 'total_delivered is the number of distinct acknowledged events');
+  for (const e of all) assert.ok(acked.has(e.event_id) || inAnyGap(e.sequence, s.gaps ?? []), `flow.completed ${e.sequence} acknowledged or in a reported gap`);
+  assert.is(s.dead_letters, 0);
+  if (once) assert.is(receiver.acknowledged().filter((e) => e['event_type'] === 'flow.completed').length, acked.size, 'each acknowledged once');
+  return deliver;
+}
+
+/**
  * Stops Redis under load for OUTAGE_MS (`outage` stops and `back` resumes it), waits for
  * the journal to reach the queue, stops the node, and lets a `weir deliver` process
  * deliver the queue: every archived flow.completed is acknowledged or in a reported
@@ -83,7 +115,7 @@ async function outageUnderLoad(outage: (redis: RedisServer) => Promise<void>, ba
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), delivery: 'external', batch_size: 10, timeout_ms: 10_000 } });
   let stopped = false;
   const flows = load(hn, 3, () => stopped);
-  let deliver: Awaited<ReturnType<typeof startDeliver>> | null = null;
+  let deliver: DeliverProcess | null = null;
   try {
     await sleep(2000);
     await outage(redis);
@@ -103,34 +135,16 @@ async function outageUnderLoad(outage: (redis: RedisServer) => Promise<void>, ba
     await waitFor(async () => (await pendingInRedis(redis.url)) === archived(hn, (await hn.sink())!.gaps ?? []).owed.length, 30_000, 'the journal in the queue');
     assert.is(receiver.requests().length, 0, 'nothing delivered before the workers start');
     const queued = await queuedEventIds(redis.url);
+    const inQueue = new Set(queued);
     const owedNow = archived(hn, (await hn.sink())!.gaps ?? []).owed.map((e) => e.event_id);
     assert.equal(
-      { missing: owedNow.filter((id) => !queued.includes(id)).length, twice: queued.length - new Set(queued).size },
+      { missing: owedNow.filter((id) => !inQueue.has(id)).length, twice: queued.length - inQueue.size },
       { missing: 0, twice: 0 },
       'the queue holds every owed event once',
     );
     assert.ok(moved.pending > 0);
     await hn.node.stop();
-    const { all, owed } = archived(hn, (await offlineSink(hn.configPath)).gaps ?? []);
-    deliver = await startDeliver(hn.configPath, QUEUE);
-    const want = new Set(owed.map((e) => e.event_id));
-    const allAcked = (): boolean => {
-      const acked = completedById(receiver.acknowledged());
-      return [...want].every((id) => acked.has(id));
-    };
-    await waitFor(allAcked, 120_000, 'every owed flow.completed delivered by weir deliver', 1000).catch(async (err: unknown) => {
-      const acked = completedById(receiver.acknowledged());
-      const missing = owed.filter((e) => !acked.has(e.event_id)).map((e) => e.sequence);
-      throw new Error(`${(err as Error).message}: ${missing.length} of ${owed.length} missing (${missing.slice(0, 20).join(' ')}); sink ${JSON.stringify(await offlineSink(hn.configPath))}; deliver log ${deliver?.stdout().slice(-2000)}`, { cause: err });
-    });
-    const s = await waitFor(async () => {
-      const view = await offlineSink(hn.configPath);
-      return view.pending === 0 ? view : undefined;
-    }, 20_000, 'nothing pending');
-    const acked = completedById(receiver.acknowledged());
-    assert.is(s.total_delivered, acked.size, 'total_delivered is the number of distinct acknowledged events');
-    for (const e of all) assert.ok(acked.has(e.event_id) || inAnyGap(e.sequence, s.gaps ?? []), `flow.completed ${e.sequence} acknowledged or in a reported gap`);
-    assert.is(s.dead_letters, 0);
+    deliver = await deliverAndAccount(hn, receiver);
   } finally {
     stopped = true;
     redis.thaw();
@@ -154,5 +168,59 @@ test('Redis down (stopped) for 20 s under SOCKS5 load: the outage journal reache
     (redis) => redis.stop(),
     (redis) => redis.restart(),
   ));
+
+test('a kill -9 of the node in the middle of the move (some jobs added, no journal entry deleted yet), then a restart: nothing lost, nothing counted or delivered twice', async () => {
+  const redis = await startRedisServer();
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), delivery: 'external', batch_size: 1, timeout_ms: 10_000 } });
+  const admin = new Redis(redis.url);
+  let stopped = false;
+  let flows: Promise<number> = Promise.resolve(0);
+  let deliver: DeliverProcess | null = null;
+  try {
+    // Room for some of the outage's jobs, not all: the move adds jobs until Redis is
+    // full, then fails and keeps its journal entries, and the node is killed then.
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+    await admin.config('SET', 'maxmemory', String(used + 512 * 1024));
+    redis.freeze();
+    flows = load(hn, 3, () => stopped);
+    await hn.sinkWhen((s) => s.pending >= 300, 'three hundred in the outage journal', { timeoutMs: 60_000 });
+    stopped = true;
+    await flows;
+    redis.thaw();
+    const waiting = async (): Promise<number> => admin.llen(`${sinkKeys(E2E_NODE_ID, 'hook').base}wait`);
+    await waitFor(async () => (await waiting()) > 0, 30_000, 'the move adding jobs');
+    // Until Redis refuses: the move stops at the first refusal and tries again each second.
+    let last = -1;
+    await waitFor(async () => {
+      const now = await waiting();
+      const still = now === last;
+      last = now;
+      return still;
+    }, 30_000, 'Redis full', 1000);
+    const owedBefore = archived(hn, []).owed.length;
+    assert.ok(last > 0 && last < owedBefore, `some of the journal in the queue (${last} of ${owedBefore})`);
+    await hn.node.kill9();
+
+    await admin.config('SET', 'maxmemory', '0');
+    await hn.restart();
+    await waitFor(async () => (await queuedEventIds(redis.url)).length >= owedBefore, 30_000, 'the journal in the queue after the restart');
+    const queued = await queuedEventIds(redis.url);
+    assert.is(queued.length, new Set(queued).size, 'no event in two jobs');
+    await hn.node.stop();
+    deliver = await deliverAndAccount(hn, receiver, true);
+  } finally {
+    stopped = true;
+    redis.thaw();
+    await flows.catch(() => 0);
+    admin.disconnect();
+    await deliver?.stop();
+    await hn.node.stop();
+    await receiver.close();
+    await origin.close();
+    await redis.close();
+  }
+});
 
 test.run();
