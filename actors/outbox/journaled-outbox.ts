@@ -18,6 +18,12 @@ function redisRefused(err: unknown): boolean {
   return err instanceof OutboxUnavailable || (err instanceof OutboxWriteBlocked && err.reason === 'store_full');
 }
 
+/** Leased journal entries a move step adds; `complete` unless the lease's limit may have cut the last job short. */
+interface MoveStep {
+  entries: OutboxEntry[];
+  complete: boolean;
+}
+
 export interface JournaledOutboxParts {
   sink: string;
   batchSize: number;
@@ -120,7 +126,11 @@ export class JournaledOutbox implements Outbox {
 
   /** Moves the journal into the queue until it is empty; appends go there again then. */
   private async move(): Promise<void> {
+    const leaseMax = Math.max(MOVE_LEASE, 2 * this.p.batchSize);
+    // Leased and not deleted yet: a job the last lease may have cut short, or a step Redis
+    // refused, tried again as it is (no more is leased meanwhile, so memory stays bounded).
     let held: OutboxEntry[] = [];
+    let retry: MoveStep | null = null;
     while (!this.closed) {
       const redis = await this.opened();
       if (!redis) {
@@ -129,9 +139,13 @@ export class JournaledOutbox implements Outbox {
       }
       try {
         await this.moveGaps(redis);
-        const leased = await this.p.journal.lease(Math.max(MOVE_LEASE, 2 * this.p.batchSize));
-        const entries = [...held, ...leased];
-        if (entries.length === 0) {
+        let step: MoveStep | null = retry;
+        if (!step) {
+          const leased = await this.p.journal.lease(leaseMax);
+          step = { entries: [...held, ...leased], complete: leased.length < leaseMax };
+          held = [];
+        }
+        if (step.entries.length === 0) {
           if (this.journalAppends > 0) {
             await this.sleep(10);
             continue;
@@ -140,17 +154,18 @@ export class JournaledOutbox implements Outbox {
           this.journaling = false;
           return;
         }
-        const { jobs, rest } = journalJobs(entries, leased.length < Math.max(MOVE_LEASE, 2 * this.p.batchSize));
-        held = entries;
+        retry = step;
+        const { jobs, rest } = journalJobs(step.entries, step.complete);
         await this.toRedis(redis.add(jobs));
         this.answered();
         this.movedUnacked = jobs.reduce((n, j) => n + j.events.length, 0);
         await this.p.journal.ack(jobs.flatMap((j) => j.entryIds));
+        retry = null;
         held = rest;
         this.movedUnacked = 0;
         this.notify();
       } catch (err) {
-        // Still leased, in `held`: added again at the next try, which adds nothing twice.
+        // Still leased, in `retry`: added again at the next try, which adds nothing twice.
         this.movedUnacked = 0;
         if (redisRefused(err)) this.outage((err as Error).message);
         await this.sleep(PROBE_MS);
