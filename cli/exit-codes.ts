@@ -2,11 +2,11 @@ import { WeirError } from '../actors/errors/weir-error.js';
 /** Exit codes of every `weir` command, so scripts can tell the cases apart. */
 export const EXIT = {
   ok: 0,
-  /** The command ran and failed: invalid config, engine failure. */
+  /** The command ran and failed: invalid config, engine failure, a probe round with no healthy member. */
   failure: 1,
-  /** Wrong arguments. */
+  /** Wrong arguments: an unknown command or flag, a malformed value. */
   usage: 2,
-  /** The node is not running or its IPC channel cannot be reached. */
+  /** The node is not running or its IPC channel cannot be reached; or Redis cannot be reached. */
   unreachable: 3,
   /** The node answered and refused the request. */
   refused: 4,

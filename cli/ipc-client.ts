@@ -8,6 +8,9 @@ const MAX_REPLY_LINE_BYTES = 64 * 1_048_576;
 /** How long a one-shot request waits for its reply. */
 const REPLY_TIMEOUT_MS = 10_000;
 
+/** How an operator whose node runs elsewhere than the default state dir points the CLI at it. */
+const POINT_AT_NODE = 'a node started with a config file: add -c FILE, or --ipc PATH';
+
 /** The node is not running, or nothing answers on its socket. */
 export class NodeUnreachableError extends WeirError<'NODE_UNREACHABLE'> {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -26,8 +29,12 @@ export class NodeRefusedError extends WeirError<string> {
   }
 }
 
-/** Connects to the node's IPC socket; the reasons a node is not there become NodeUnreachableError. */
-export function connectIpc(socketPath: string): Promise<net.Socket> {
+/**
+ * Connects to the node's IPC socket; the reasons a node is not there become
+ * NodeUnreachableError, with `note` (what else the operator should know) after them.
+ */
+export function connectIpc(socketPath: string, note?: string): Promise<net.Socket> {
+  const after = note ? `\n${note}` : '';
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     socket.once('connect', () => {
@@ -36,9 +43,9 @@ export function connectIpc(socketPath: string): Promise<net.Socket> {
     });
     const onError = (err: NodeJS.ErrnoException): void => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') {
-        reject(new NodeUnreachableError(`the node is not running (no IPC socket at ${socketPath})`));
+        reject(new NodeUnreachableError(`the node is not running (no IPC socket at ${socketPath}; ${POINT_AT_NODE})${after}`));
       } else if (err.code === 'ECONNREFUSED') {
-        reject(new NodeUnreachableError(`the node is not running (nothing answers on the IPC socket at ${socketPath})`));
+        reject(new NodeUnreachableError(`the node is not running (nothing answers on the IPC socket at ${socketPath}; ${POINT_AT_NODE})${after}`));
       } else reject(new Error(`cannot connect to the IPC socket at ${socketPath}: ${err.message}`, { cause: err }));
     };
     socket.once('error', onError);
@@ -63,8 +70,8 @@ export function refusal(reply: IpcErrorReply): NodeRefusedError {
  * One request, one reply: connects, sends `request`, and resolves with the reply's
  * `result` (or `stats`). An error reply rejects with NodeRefusedError.
  */
-export async function ipcCall(socketPath: string, request: Record<string, unknown>): Promise<unknown> {
-  const socket = await connectIpc(socketPath);
+export async function ipcCall(socketPath: string, request: Record<string, unknown>, note?: string): Promise<unknown> {
+  const socket = await connectIpc(socketPath, note);
   return new Promise<unknown>((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.destroy();

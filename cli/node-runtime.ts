@@ -19,6 +19,10 @@ export interface NodeRuntime {
   log: Logger;
   /** Where the HTTP control plane listens (its port, when the config said 0). */
   control: { host: string; port: number };
+  /** Whether the control plane speaks HTTPS (control.tls). */
+  controlTls: boolean;
+  /** SIGHUP: reads control.tls again; false without TLS or when the new files cannot serve (logged). */
+  reloadTls(): boolean;
   stop(reason: string): Promise<void>;
 }
 
@@ -40,6 +44,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => {
       log.level = level;
     },
@@ -59,6 +64,8 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
       listen: parseListen(config.control.listen) ?? { host: '127.0.0.1', port: 9090 },
       ...(config.control.metrics_listen !== undefined && { metricsListen: parseListen(config.control.metrics_listen) }),
       apiKey: config.control.api_key,
+      keys: config.control.keys,
+      ...(config.control.tls && { tls: config.control.tls }),
       healthRequiresKey: config.control.health_requires_key,
       maxBodyBytes: config.control.max_body_bytes,
       logLines$: tap.lines$,
@@ -75,10 +82,11 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
     await stop('start_failed');
     throw err;
   }
-  log.info({ control: http.address(), metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
+  log.info({ control: http.address(), tls: http.tls, metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
   if (config.redis) {
     presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, authority(http.address())));
     presence.start();
   }
-  return { engine, ops, log, control: http.address(), stop };
+  const control = http;
+  return { engine, ops, log, control: http.address(), controlTls: http.tls, reloadTls: () => control.reloadTls(), stop };
 }

@@ -5,6 +5,8 @@ import { authority } from '../actors/net/authority.js';
 export interface ReadyFacts {
   inbounds: readonly { tag: string; protocol: string; listen: { host: string; port: number } | null }[];
   control: { host: string; port: number };
+  /** Whether the control plane speaks HTTPS (control.tls). @defaultValue false */
+  controlTls?: boolean;
   /** Where the API key comes from, as apiKeyOrigin says it. */
   apiKey: string;
   /** Whether the backlog dashboard is served (a node on Redis). */
@@ -37,7 +39,7 @@ export function apiKeyOrigin(configFile: string | null, defaultKeyFile: string):
  */
 export function readyLine(facts: ReadyFacts): string {
   const proxies = facts.inbounds.map((i) => `${i.tag} ${i.listen ? authority(i.listen) : '(not listening)'} (${i.protocol})`);
-  const control = `http://${authority(facts.control)}`;
+  const control = `${facts.controlTls ? 'https' : 'http'}://${authority(facts.control)}`;
   const parts = [
     `proxy ${proxies.join(', ') || '(no inbounds)'}`,
     `control ${control}/api/v1`,

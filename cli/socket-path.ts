@@ -12,18 +12,58 @@ export interface ClientFlags extends SocketFlags {
   json: boolean;
 }
 
-function objectAt(value: unknown, key: string): Record<string, unknown> {
-  const inner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof inner === 'object' && inner !== null ? (inner as Record<string, unknown>) : {};
+/** What locates the socket in a config file: control.ipc and node.state_dir, as written there. */
+interface SocketPlaces {
+  ipc?: string | undefined;
+  stateDir?: string | undefined;
+}
+
+/** Where the node's socket is; `note` says the config file was searched, not read, and why. */
+export interface SocketPlace {
+  path: string;
+  note?: string;
+}
+
+function stringAt(value: unknown, outer: string, key: string): string | undefined {
+  const inner = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[outer] : undefined;
+  const found = typeof inner === 'object' && inner !== null ? (inner as Record<string, unknown>)[key] : undefined;
+  return typeof found === 'string' && found !== '' ? found : undefined;
+}
+
+/** The first `"key": "value"` in a text that is not JSON (yet): a config half-way through an edit. */
+function stringNamed(text: string, key: string): string | undefined {
+  const match = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(text);
+  if (!match) return undefined;
+  try {
+    const value = JSON.parse(match[1]!) as string;
+    return value === '' ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * control.ipc and node.state_dir of a config text. A text that does not parse (being
+ * edited) is searched for the two keys instead: a broken config must not lock the
+ * operator out of the node it started with a good one.
+ */
+function placesOf(text: string, file: string): SocketPlaces & { note?: string } {
+  try {
+    const raw: unknown = JSON.parse(text);
+    return { ipc: stringAt(raw, 'control', 'ipc'), stateDir: stringAt(raw, 'node', 'state_dir') };
+  } catch {
+    const note = `${jsonSyntaxMessage(file, text)}; only its state_dir and ipc were looked for`;
+    return { ipc: stringNamed(text, 'ipc'), stateDir: stringNamed(text, 'state_dir'), note };
+  }
 }
 
 /**
  * control.ipc of a config file, defaulting to `<state_dir>/weir.sock`, both relative
- * to the file. Read from the raw JSON rather than through the full config load: a
- * client must find the socket without the node's secrets (`{ "env": … }` keys that
- * only the node's environment holds).
+ * to the file (docs/configuration.md, "Paths"). Read from the raw text rather than
+ * through the full config load: a client needs neither the node's secrets (`{ "env": … }`
+ * keys only the node's environment holds) nor a config that validates.
  */
-function socketOfConfig(file: string): string {
+function socketOfConfig(file: string): SocketPlace {
   const full = path.resolve(file);
   let text: string;
   try {
@@ -31,17 +71,10 @@ function socketOfConfig(file: string): string {
   } catch (err) {
     throw new Error(`cannot read config file ${full} (${(err as NodeJS.ErrnoException).code ?? 'read error'})`, { cause: err });
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new Error(jsonSyntaxMessage(full, text));
-  }
   const dir = path.dirname(full);
-  const ipc = objectAt(raw, 'control')['ipc'];
-  if (typeof ipc === 'string' && ipc !== '') return path.resolve(dir, ipc);
-  const stateDir = objectAt(raw, 'node')['state_dir'];
-  return path.join(path.resolve(dir, typeof stateDir === 'string' && stateDir !== '' ? stateDir : './state'), 'weir.sock');
+  const places = placesOf(text, full);
+  const socket = places.ipc ? path.resolve(dir, places.ipc) : path.join(path.resolve(dir, places.stateDir ?? './state'), 'weir.sock');
+  return places.note ? { path: socket, note: places.note } : { path: socket };
 }
 
 /**
@@ -49,8 +82,8 @@ function socketOfConfig(file: string): string {
  * `weir.sock` in the default state dir (WEIR_STATE_DIR, or ./state), as `weir run`
  * without a config places it.
  */
-export function resolveSocketPath(flags: SocketFlags, env: NodeJS.ProcessEnv = process.env): string {
-  if (flags.ipc) return path.resolve(flags.ipc);
+export function locateSocket(flags: SocketFlags, env: NodeJS.ProcessEnv = process.env): SocketPlace {
+  if (flags.ipc) return { path: path.resolve(flags.ipc) };
   if (flags.config) return socketOfConfig(flags.config);
-  return path.resolve(env['WEIR_STATE_DIR'] ?? './state', 'weir.sock');
+  return { path: path.resolve(env['WEIR_STATE_DIR'] || './state', 'weir.sock') };
 }

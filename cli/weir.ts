@@ -3,74 +3,21 @@ import meow from 'meow';
 import { EXIT, UsageError } from './exit-codes.js';
 import { NodeRefusedError, NodeUnreachableError } from './ipc-client.js';
 import { logFormatOf } from './log-format.js';
+import { helpText, isCommand } from './help.js';
+import { RedisUnreachableError } from '../actors/errors/redis-unreachable.js';
 
-const HELP = `
-  Usage
-    $ weir run [FILE | -c FILE]                run the node in the foreground (built-in default without a file)
-    $ weir validate <config_file>              check a configuration file
-    $ weir format [-w] <config_file>           print the config in canonical form (-w: write it back)
-    $ weir build-info [--json]                 git_hash, features, build_profile, binary_sha256
-    $ weir status [--json]                     the running node at a glance: uptime, memory, flows, sinks
-    $ weir flows [--json] [--limit N] [--after N]
-                                               the active flows (--limit, --after: a page, in opening order)
-    $ weir flows completed [--json] [--limit N] [--principal KEY] [--outbound TAG] [--outcome OUTCOME]
-                                               recent completed flows, newest first (--principal '': none)
-    $ weir flows close <flow_id>               end a flow (outcome cancelled, close_reason manual)
-    $ weir events [--types TYPE,...]           flow.snapshot, then live events as JSON lines (Ctrl+C ends)
-    $ weir policies [--json]                   selectors and url_test groups with their current choice
-    $ weir principals [--json]                 per principal: flows active, opened, failed, bytes up and down
-    $ weir principals reset                    start the principals' since_reset counters over
-    $ weir select <selector_tag> <member_tag>  switch a selector to one of its direct members
-    $ weir mode                                the routing mode in effect
-    $ weir mode rule                           route by the rules
-    $ weir mode global <target_tag>            route every new flow to one outbound
-    $ weir connector state [--json] <config_file>
-                                               sink state read from the state dir, offline (no node needed)
-    $ weir reload                              re-read the config file (as SIGHUP); hot sections take effect
-    $ weir probe <url_test_tag>                run a manual url_test probe round
-    $ weir dead-letters <sink_tag>             a Webhook sink's dead letters
-    $ weir dead-letters replay <sink_tag> [event_id ...]
-                                               make dead letters pending again
-    $ weir fleet [node_id] [--redis URL | -c FILE] [--json]
-                                               the nodes on a Redis, read from Redis alone
-    $ weir dashboard [--redis URL | -c FILE] [--listen HOST:PORT] [--api-key-file PATH]
-                                               serve the BullMQ dashboard of every node's sink
-                                               queues on a Redis (default 127.0.0.1:9191)
-    $ weir deliver -c FILE [--node ID] [--health HOST:PORT]
-                                               deliver the Redis queues of the config's Webhook
-                                               sinks (every node's, or one node's); no proxying
 
-  Options
-    -c, --config FILE   configuration file (run; for the others: the node whose control.ipc to use)
-    --ipc PATH          the node's IPC socket (default: $WEIR_STATE_DIR/weir.sock, else ./state/weir.sock)
-    --json              machine-readable output
-    -w, --write         format: write the canonical form back to the file
-    --types TYPE,...    events: only these event types (e.g. flow.started,flow.completed)
-    --limit N           flows, flows completed: at most N flows (default 100, at most 1000)
-    --after N           flows: the flows opened after this cursor (a page's next, shown as "more: --after N")
-    --principal KEY     flows completed: only this principal's flows ('' for flows without one)
-    --outbound TAG      flows completed: only flows through this outbound
-    --outcome OUTCOME   flows completed: only flows with this outcome
-    --version           the version, as \`weir status\` reports it
-    --redis URL         fleet, dashboard: the Redis to read (else the config's)
-    --listen HOST:PORT  dashboard: where to serve it (default 127.0.0.1:9191)
-    --api-key-file PATH dashboard: the API key (else $WEIR_API_KEY, else the config's control.api_key)
-    --node ID           deliver: only this node's queues
-    --health HOST:PORT  deliver: serve GET /health there
-    --log-format FORMAT run, deliver: json or pretty (default: pretty on a terminal, else json)
-
-  Exit codes
-    0 ok, 1 failure, 2 usage error, 3 node not reachable, 4 refused by the node
-`;
-
-const cli = meow(HELP, {
+const cli = meow(helpText(), {
   importMeta: import.meta,
   // A mistyped flag (`--socket` for `--ipc`) would otherwise be dropped without a word,
   // and the command run against another node or none; meow names it and exits 2.
   allowUnknownFlags: false,
   // meow would print package.json's version alone; the build's commit belongs to it.
   autoVersion: false,
+  // `-h` and `--help` after a command are that command's help (main), never a run of it.
+  autoHelp: false,
   flags: {
+    help: { type: 'boolean', shortFlag: 'h', default: false },
     version: { type: 'boolean', default: false },
     types: { type: 'string' },
     write: { type: 'boolean', shortFlag: 'w', default: false },
@@ -96,10 +43,13 @@ const cli = meow(HELP, {
 async function main(): Promise<number> {
   const [command, ...args] = cli.input;
   const flags = cli.flags;
+  if (flags.help || command === 'help') return printHelp(command === 'help' ? args : [command ?? '']);
   if (flags.version) {
     process.stdout.write(`${(await import('../actors/engine/build-info.js')).weirVersion()}\n`);
     return EXIT.ok;
   }
+  if (command === undefined) return printHelp([]);
+  checkCounts(flags);
   switch (command) {
     case 'run':
       return (await import('./commands/run.js')).runCommand(runConfigFile(args, flags.config), logFormatOf(flags.logFormat));
@@ -142,7 +92,22 @@ async function main(): Promise<number> {
     case 'deliver':
       return (await import('./commands/deliver.js')).deliverCommand(args, { ...flags, logFormat: logFormatOf(flags.logFormat) });
     default:
-      throw new UsageError(command ? `unknown command "${command}"${HELP}` : HELP);
+      throw new UsageError(`unknown command "${command}" (weir help lists the commands)`);
+  }
+}
+
+/** `weir help [command]`, `weir [command] -h`: the help on stdout, exit 0; an unknown command is a usage error. */
+function printHelp([command, ...rest]: readonly (string | undefined)[]): number {
+  if (rest.length > 0) throw new UsageError('usage: weir help [command]');
+  if (command && !isCommand(command)) throw new UsageError(`unknown command "${command}" (weir help lists the commands)`);
+  process.stdout.write(helpText(command || undefined));
+  return EXIT.ok;
+}
+
+/** `--limit abc` is the caller's mistake (exit 2), not a request for the node to refuse. */
+function checkCounts(flags: { limit?: number | undefined; after?: number | undefined }): void {
+  for (const [name, value] of Object.entries({ limit: flags.limit, after: flags.after })) {
+    if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`--${name} takes a whole number`);
   }
 }
 
@@ -165,8 +130,9 @@ function runConfigFile(args: readonly string[], config: string | undefined): str
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
-  if (err instanceof NodeUnreachableError) return EXIT.unreachable;
-  if (err instanceof NodeRefusedError) return EXIT.refused;
+  if (err instanceof NodeUnreachableError || err instanceof RedisUnreachableError) return EXIT.unreachable;
+  // The node answered, but what the request needs is a Redis it cannot reach.
+  if (err instanceof NodeRefusedError) return err.code === 'REDIS_UNAVAILABLE' ? EXIT.unreachable : EXIT.refused;
   return EXIT.failure;
 }
 

@@ -2,7 +2,8 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { ControlOps } from '../actors/control/control-ops.js';
 import type { Secret } from '../actors/config/secret.js';
-import type { KeyCheck } from './common/bearer-key.js';
+import type { ControlAuth } from './auth/control-auth.js';
+import { readable } from './auth/route-scope.js';
 import type { ClashApi } from './clash/clash-api.js';
 import type { Registry } from 'prom-client';
 import { metricsRoute } from './metrics/metrics-route.js';
@@ -19,7 +20,8 @@ import { healthRoute, readRoutes } from './routes/read-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 
 export interface AppOptions {
-  check: KeyCheck;
+  /** The key check of every face of the listener, behind one throttle of wrong keys. */
+  auth: ControlAuth;
   /** For the dashboard's session cookie, derived from it. */
   apiKey: Secret;
   healthRequiresKey: boolean;
@@ -48,18 +50,18 @@ export function buildApp(ops: ControlOps, opts: AppOptions): Express {
   // Every read is live state; a 304 would only hide that it changed.
   app.disable('etag');
   app.use(logRequests(opts.log));
-  if (!opts.healthRequiresKey) app.get('/api/v1/health', healthRoute(ops));
-  app.use(DASHBOARD, dashboardAuth(opts.apiKey, opts.check, DASHBOARD), dashboardRoute(ops, DASHBOARD));
+  if (!opts.healthRequiresKey) app.get('/api/v1/health', readable(), healthRoute(ops));
+  app.use(DASHBOARD, dashboardAuth(opts.apiKey, opts.auth, DASHBOARD), dashboardRoute(ops, DASHBOARD));
   app.use(opts.clash.router);
-  app.use(requireKey(opts.check));
+  app.use(requireKey(opts.auth));
   // Every body is JSON whatever its Content-Type, so the size limit holds for all.
   // Not strict: a body of valid JSON that is no object (null, 42, "rule") fails validation
   // (422 INVALID_BODY, as [] does) instead of being called invalid JSON.
   app.use(refuseDeclaredTooLarge(opts.maxBodyBytes));
   app.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
-  app.get('/api/v1/events/stream', sseRoute(ops, opts.limits, opts.slots));
-  app.get('/metrics', metricsRoute(opts.metrics));
-  app.use('/api/v1', readRoutes(ops), writeRoutes(ops));
+  app.get('/api/v1/events/stream', readable(), sseRoute(ops, opts.limits, opts.slots));
+  app.get('/metrics', readable(), metricsRoute(opts.metrics));
+  app.use(readRoutes(ops), writeRoutes(ops));
   app.use(notFound);
   app.use(errorHandler(opts.log));
   return app;

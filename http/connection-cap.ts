@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import tls from 'node:tls';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { FullWarning } from '../actors/base/full-warning.js';
@@ -16,7 +17,8 @@ export function capConnections(server: http.Server, limit: number, name: string,
   // Insertion order is age order: re-adding a socket that went idle again makes it the newest.
   const idle = new Set<Socket>();
   const full = new FullWarning(log, limit, `${name} connections full: closing the oldest idle one for each new one`);
-  server.on('connection', (socket: Socket) => {
+  // Over TLS the request's socket is the TLS one, made at the handshake's end; a handshake that never ends meets handshakeTimeout.
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Socket) => {
     if (held.size >= limit) {
       const oldest = idle.values().next();
       if (oldest.done) return void socket.destroy();

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -12,15 +11,27 @@ import { nodeMetrics } from './metrics/node-metrics.js';
 import { capConnections } from './connection-cap.js';
 import { listenOn } from '../actors/net/listen-on.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './common/problem.js';
-import { keyCheck } from './common/bearer-key.js';
+import { controlKeys, type ControlKey } from './common/bearer-key.js';
+import { controlAuth } from './auth/control-auth.js';
+import { routeTable, type ScopedRoute } from './auth/route-table.js';
+import { controlServers } from './tls/control-servers.js';
+import type { TlsPaths } from './tls/tls-material.js';
+import { CLASH_STREAM_PATHS } from './clash/clash-paths.js';
+import type { AuthThrottleOptions } from './auth/auth-throttle.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './events/stream-limits.js';
 import { subscriberSlots } from './events/subscriber-slots.js';
-import { wsEvents } from './events/ws-upgrade.js';
+import { WS_PATH, wsEvents } from './events/ws-upgrade.js';
 
 export interface HttpControl {
   address(): { host: string; port: number };
+  /** Every route of the listener (REST, Clash, the WebSocket upgrades) with the scope it demands. */
+  routes(): ScopedRoute[];
   /** Where the metrics listener of `metricsListen` listens; null without one. */
   metricsAddress(): { host: string; port: number } | null;
+  /** Whether the listeners speak HTTPS (control.tls). */
+  readonly tls: boolean;
+  /** Reads control.tls again (SIGHUP); a pair that cannot serve is logged and the one in use stays. */
+  reloadTls(): boolean;
   /** Ends every stream and connection and stops listening. */
   close(): Promise<void>;
 }
@@ -29,9 +40,16 @@ export interface HttpControlOptions {
   listen: { host: string; port: number };
   /** A listener of GET /metrics alone, open without the key (control.metrics_listen); none when absent. */
   metricsListen?: { host: string; port: number };
+  /** control.api_key: an admin key with the id `api_key`. */
   apiKey: Secret;
+  /** control.keys: more keys, each with an id and a scope. @defaultValue [] */
+  keys?: readonly ControlKey[];
+  /** Limits of the wrong-key throttle; tests shorten them. */
+  authThrottle?: Partial<AuthThrottleOptions>;
   healthRequiresKey: boolean;
   maxBodyBytes: number;
+  /** control.tls: the listeners (control and metrics) speak HTTPS, mTLS with a client_ca. Default: plain HTTP. */
+  tls?: TlsPaths;
   log: Logger;
   /** The node's log lines (JSON), for the Clash `/logs` stream. */
   logLines$: Observable<string>;
@@ -55,16 +73,18 @@ const MAX_REQUEST_CONNECTIONS = 128;
  */
 const REQUEST_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 2_000 };
 
-/** Starts the HTTP control plane (REST, SSE, WebSocket) on one listener. Port 0 picks a free port. */
+/** Starts the control plane (REST, SSE, WebSocket, Clash; HTTPS with `tls`) on one listener. Port 0 picks a free port. */
 export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions): Promise<HttpControl> {
   const limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
-  const check = keyCheck(opts.apiKey);
   const log = opts.log.child({ room: 'http' });
+  // First: a certificate that cannot serve stops the start before anything is made.
+  const servers = controlServers(REQUEST_TIMEOUTS, opts.tls, log);
+  const auth = controlAuth(controlKeys({ api_key: opts.apiKey, keys: opts.keys ?? [] }), log, opts.authThrottle);
   const slots = subscriberSlots(limits.maxSubscribers, log);
-  const clash = clashApi(ops, { check, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
+  const clash = clashApi(ops, { auth, slots, maxBodyBytes: opts.maxBodyBytes, logLines$: opts.logLines$, log });
   const metrics = nodeMetrics(ops, slots, opts.ipcSubscribers ?? (() => 0));
   const app = buildApp(ops, {
-    check,
+    auth,
     apiKey: opts.apiKey,
     healthRequiresKey: opts.healthRequiresKey,
     maxBodyBytes: opts.maxBodyBytes,
@@ -74,17 +94,17 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
     metrics: metrics.registry,
     log,
   });
-  const server = http.createServer(REQUEST_TIMEOUTS, app);
+  const server = servers.create(app);
   // Bounded like the streams and the IPC channel: what one client can make the node hold.
   capConnections(server, limits.maxSubscribers + MAX_REQUEST_CONNECTIONS, 'control plane', log);
-  const ws = wsEvents(ops, check, limits, slots, log);
+  const ws = wsEvents(ops, auth, limits, slots, log);
   server.on('upgrade', (req, socket, head) => {
     if (!clash.upgrade(req, socket, head)) ws.handleUpgrade(req, socket, head);
   });
   server.on('clientError', answerClientError);
-  await listenOn(server, opts.listen);
+  await listenOn(server, opts.listen, 'control.listen');
+  // node-runtime logs `control plane listening` once, with the metrics listener and IPC socket.
   const { address, port } = server.address() as AddressInfo;
-  log.info({ host: address, port }, 'control plane listening');
   let open: MetricsListener | null = null;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -94,6 +114,8 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
         ws.close(WS_CLOSE_GRACE_MS);
         clash.close(WS_CLOSE_GRACE_MS);
         metrics.close();
+        auth.close();
+        servers.close();
         server.close(() => resolve());
         // SSE responses never end on their own.
         server.closeAllConnections();
@@ -103,14 +125,18 @@ export async function startHttpControl(ops: ControlOps, opts: HttpControlOptions
   };
   if (opts.metricsListen) {
     try {
-      open = await startMetricsListener(metrics.registry, opts.metricsListen, REQUEST_TIMEOUTS, log);
+      open = await startMetricsListener(metrics.registry, opts.metricsListen, servers.create, log);
     } catch (err) {
       await close();
       throw err;
     }
   }
   return {
+    tls: servers.tls,
+    reloadTls: () => servers.reloadTls(),
     address: () => ({ host: address, port }),
+    // The upgrades are no Express routes: every WebSocket is a stream, and every key reads streams.
+    routes: () => [...routeTable((app as unknown as { router: unknown }).router), ...[WS_PATH, ...CLASH_STREAM_PATHS].map((path) => ({ method: 'WS', path, scope: 'read' as const }))],
     metricsAddress: () => open?.address() ?? null,
     close,
   };

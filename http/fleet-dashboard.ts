@@ -1,7 +1,8 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Secret } from '../actors/config/secret.js';
-import { keyCheck } from './common/bearer-key.js';
+import { API_KEY_ID } from '../actors/config/schema-control.js';
+import { controlAuth } from './auth/control-auth.js';
 import type { Board } from './bull-board.js';
 import { DASHBOARD_CSP } from './dashboard.js';
 import { dashboardAuth } from './dashboard-auth.js';
@@ -24,7 +25,7 @@ export function fleetDashboardApp(board: Board, apiKey: Secret, log: Logger): Ex
     res.set('Content-Security-Policy', DASHBOARD_CSP);
     next();
   });
-  app.use(dashboardAuth(apiKey, keyCheck(apiKey), FLEET_DASHBOARD_PATH));
+  app.use(dashboardAuth(apiKey, controlAuth([{ id: API_KEY_ID, key: apiKey, scope: 'read' }], log), FLEET_DASHBOARD_PATH));
   app.use(board.router);
   app.use(notFound);
   app.use(errorHandler(log));

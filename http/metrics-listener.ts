@@ -1,5 +1,5 @@
 import express from 'express';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -24,7 +24,8 @@ const MAX_CONNECTIONS = 32;
 export async function startMetricsListener(
   registry: Registry,
   listen: { host: string; port: number },
-  timeouts: http.ServerOptions,
+  /** Makes the server: HTTP, or HTTPS with control.tls (ControlServers.create). */
+  createServer: (app: http.RequestListener) => http.Server,
   log: Logger,
 ): Promise<MetricsListener> {
   const app = express();
@@ -32,9 +33,9 @@ export async function startMetricsListener(
   app.get('/metrics', metricsRoute(registry));
   app.use(notFound);
   app.use(errorHandler(log));
-  const server = http.createServer(timeouts, app);
+  const server = createServer(app);
   capConnections(server, MAX_CONNECTIONS, 'metrics listener', log);
-  await listenOn(server, listen);
+  await listenOn(server, listen, 'control.metrics_listen');
   const { address, port } = server.address() as AddressInfo;
   log.info({ host: address, port }, 'metrics listening');
   return {

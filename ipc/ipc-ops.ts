@@ -29,6 +29,7 @@ export type IpcControl = Pick<
   | 'reload'
   | 'deadLetters'
   | 'replayDeadLetters'
+  | 'audit'
 >;
 
 type Body = Readonly<Record<string, unknown>>;

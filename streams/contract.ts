@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'stats.sampled',
   'ipc.connected',
   'ipc.disconnected',
+  'control.audit',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -32,6 +32,16 @@ export function restartRequired(running: WeirConfig, next: WeirConfig): string[]
 }
 
 /**
+ * The hot sections `next` changes, by name, `log` as `log.level` and `log.access`: what
+ * a reload's log line says it changed.
+ */
+export function hotChanges(running: WeirConfig, next: WeirConfig): string[] {
+  const changed: string[] = HOT_SECTIONS.filter((s) => s !== 'log' && fingerprint(running[s]) !== fingerprint(next[s]));
+  for (const key of ['level', 'access'] as const) if (running.log[key] !== next.log[key]) changed.push(`log.${key}`);
+  return changed;
+}
+
+/**
  * The config a running node is on after an apply or reload of `next`: its hot sections
  * (the log level of `log`), the rest as the node started (restartRequired names what differs).
  */

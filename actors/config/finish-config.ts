@@ -10,6 +10,12 @@ export type FinishedConfig = Omit<ConfigShape, 'control' | 'route'> & {
   route: Route & { final: string };
 };
 
+function tlsPaths(tls: NonNullable<Control['tls']>, baseDir: string): NonNullable<Control['tls']> {
+  const cert = path.resolve(baseDir, tls.cert);
+  const key = path.resolve(baseDir, tls.key);
+  return tls.client_ca === undefined ? { cert, key } : { cert, key, client_ca: path.resolve(baseDir, tls.client_ca) };
+}
+
 /**
  * Fills the defaults that depend on other fields and makes every path absolute, so
  * nothing at runtime depends on the working directory.
@@ -26,6 +32,7 @@ export function finishConfig(shape: ConfigShape, baseDir: string): FinishedConfi
     control: {
       ...shape.control,
       ipc: shape.control.ipc === undefined ? path.join(stateDir, 'weir.sock') : path.resolve(baseDir, shape.control.ipc),
+      ...(shape.control.tls && { tls: tlsPaths(shape.control.tls, baseDir) }),
     },
     route: { ...shape.route, final },
     ...(shape.ipc_hook && { ipc_hook: { ...shape.ipc_hook, path: path.resolve(baseDir, shape.ipc_hook.path) } }),

@@ -41,7 +41,13 @@ export const ruleSchema = z
       .array(z.string().refine(isIpOrCidr, 'must be an IP address or CIDR block').meta({ pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' }))
       .min(1)
       .optional()
-      .describe('Target IP addresses or CIDR blocks (IPv4 or IPv6).'),
+      .describe(
+        'Target IP addresses or CIDR blocks (IPv4 or IPv6). A host name target matches when any of its addresses does: it is resolved when evaluation reaches the first such rule.',
+      ),
+    no_resolve: z
+      .boolean()
+      .optional()
+      .describe('true: ip_cidr looks at IP literal targets only, a host name target never matches it (no DNS query).'),
     port: z
       .array(
         z.union([z.number().int().min(0).max(65535), z.string().refine(isPortRange, 'must be a "low-high" port range with low <= high <= 65535').meta({ pattern: '^[0-9]{1,5}-[0-9]{1,5}$' })], {
@@ -60,6 +66,7 @@ export const ruleSchema = z
     (rule) => RULE_CONDITIONS.some((key) => rule[key] !== undefined),
     objectCheck(`rule has no condition (give at least one of ${RULE_CONDITIONS.join(', ')})`),
   )
+  .refine((rule) => rule.no_resolve === undefined || rule.ip_cidr !== undefined, objectCheck('applies to ip_cidr, which this rule does not have', ['no_resolve']))
   // For editors: the refinement above, as JSON Schema states it.
   .meta({ anyOf: RULE_CONDITIONS.map((key) => ({ required: [key] })) });
 
@@ -80,6 +87,12 @@ export const routeSchema = z
     sniff_timeout_ms: timerMsSchema(1)
       .default(300)
       .describe('Milliseconds to wait for the first client bytes before routing without a sniffed host.'),
+    block_private: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Refuse destinations this node would dial in its own networks: private, loopback, link-local, unique-local, CGNAT, unspecified, broadcast, reserved and multicast addresses, given as IP literals or resolved from a host name. Checked on the addresses the direct outbound connects or sends datagrams to; the flow ends blocked with failure code TARGET_PRIVATE.',
+      ),
     process_lookup: z
       .boolean()
       .default(false)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_MIN_LENGTH, controlSchema } from './schema-control.js';
+import { dnsSchema } from './schema-dns.js';
 import { inboundSchema } from './schema-inbounds.js';
 import { flowsSchema, logSchema, nodeSchema, outboxSchema, redisSchema } from './schema-node.js';
 import { outboundSchema } from './schema-outbounds.js';
@@ -20,6 +21,7 @@ export function configShapeSchema(sources: SecretSources) {
     inbounds: z.array(inboundSchema(secret)).default([]),
     outbounds: z.array(outboundSchema(secret)).min(1),
     route: routeSchema,
+    dns: dnsSchema,
     ipc_hook: ipcHookSchema,
     event_sinks: z.array(sinkSchema(secret)).default([]),
     outbox: outboxSchema,

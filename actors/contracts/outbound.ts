@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Endpoint, RelayHop } from '../../streams/contract.js';
+import type { TargetAddresses } from '../net/target-resolver.js';
 
 /** What a dial hands to the relay: a connected socket to the target, through any hops. */
 export interface DialResult {
@@ -14,6 +15,13 @@ export interface DialResult {
 
 export interface DialOptions {
   connectTimeoutMs: number;
+  /**
+   * The flow's target addresses as routing saw them: a direct dial connects to these
+   * and looks the name up no second time. Chained outbounds send the name to the hop.
+   */
+  addresses?: TargetAddresses;
+  /** route.block_private: a direct dial to a private address is refused (TargetRefusedError). */
+  refusePrivate?: boolean;
 }
 
 /** An outbound that is a leaf: it either carries the flow somewhere or refuses it. */

@@ -10,6 +10,11 @@ export interface ConnectorState {
   total_failed: number;
   replay_gaps: number;
   last_error: { message: string; at_unix_ms: number } | null;
+  /**
+   * When a delivery last succeeded in this run (a Webhook batch acknowledged, JSONL lines
+   * written); null before the first. A last_error older than it is past: the sink recovered.
+   */
+  last_delivered_at_unix_ms?: number | null;
   outbox_storage: {
     write_blocked: boolean;
     /** Why writes are paused (outbox sinks). */

@@ -26,6 +26,9 @@ import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
 import { pageAfter } from '../flows/opening-page.js';
 import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
+import { auditTrail, type AuditRecorder } from './audit-trail.js';
+import { hotChanges } from '../config/config-diff.js';
+import type { Logger } from 'pino';
 import { deadLettersOf, queueViewOf, replayDeadLettersOf, type QueueView } from './webhook-backlog.js';
 
 export interface RuntimeContext {
@@ -36,6 +39,8 @@ export interface RuntimeContext {
   logFiles: string[];
   getLogLevel(): string;
   setLogLevel(level: string): void;
+  /** Where a reload says what it changed. */
+  log: Logger;
 }
 
 export interface PolicyView {
@@ -78,10 +83,15 @@ const COMMA = Buffer.from(',');
  * Every failure is a ControlError with a registry code.
  */
 export class ControlOps {
+  /** Records a control write of any transport: a `control.audit` event and a log line. */
+  readonly audit: AuditRecorder;
+
   constructor(
     private readonly engine: Engine,
     private readonly runtimeCtx: RuntimeContext,
-  ) {}
+  ) {
+    this.audit = auditTrail((event) => engine.bus.publish(event), engine.log);
+  }
 
   health(): { status: 'ok'; uptime_ms: number } {
     return { status: 'ok', uptime_ms: Date.now() - this.engine.startedAt };
@@ -207,6 +217,11 @@ export class ControlOps {
     return closing;
   }
 
+  /** The tags of the inbounds the node listens on. */
+  inboundTags(): string[] {
+    return this.engine.inbounds.map((i) => i.tag);
+  }
+
   /** The outbounds the node runs on and the route in force, for views that describe them. */
   routing(): { outbounds: readonly OutboundConfig[]; route: WeirConfig['route'] } {
     return { outbounds: this.engine.config.outbounds, route: this.engine.config.route };
@@ -320,7 +335,13 @@ export class ControlOps {
     this.refuseWhileStopping();
     const result = this.runtimeCtx.configSource.load((c) => this.notRunning(c));
     if (!result.ok) throw configInvalid(result.problems);
-    return this.applyValidated(result.config);
+    const running = this.engine.config;
+    const applied = await this.applyValidated(result.config);
+    const changed = hotChanges(running, result.config);
+    const msg = `configuration reloaded: ${changed.length === 0 ? 'nothing changed' : `${changed.join(', ')} changed`}`;
+    if (applied.restart_required.length === 0) this.runtimeCtx.log.info({ applied, changed }, msg);
+    else this.runtimeCtx.log.warn({ applied, changed }, `${msg}; restart needed for: ${applied.restart_required.join(', ')}`);
+    return applied;
   }
 
   private notRunning(config: WeirConfig): ConfigProblem[] {
@@ -340,12 +361,12 @@ export class ControlOps {
 
   /** A Webhook sink's dead letters, oldest first. */
   deadLetters(tag: string, limit = 100): Promise<DeadLetter[]> {
-    return deadLettersOf(this.engine.sinks, tag, limit);
+    return deadLettersOf(this.engine.config, this.engine.sinks, tag, limit);
   }
 
   /** Makes dead letters (all, or the given event ids) pending again. */
   replayDeadLetters(tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
-    return replayDeadLettersOf(this.engine.sinks, tag, ids);
+    return replayDeadLettersOf(this.engine.config, this.engine.sinks, tag, ids);
   }
 
   /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard; null without Redis. */

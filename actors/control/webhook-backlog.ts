@@ -2,11 +2,14 @@ import type { WeirConfig } from '../config/schema.js';
 import type { DeadLetter } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
 import { WebhookSink } from '../webhook/webhook-sink.js';
+import { explainRedisError, RedisUnreachableError } from '../errors/redis-unreachable.js';
 import { ControlError } from './control-error.js';
 
 // The Webhook sinks' backlog as the operator sees it: dead letters to list and replay,
 // and where the queues live for the dashboard. ControlOps hands these on. An unknown
-// sink rejects (NOT_FOUND), as every other failure of these waiting operations does.
+// sink rejects (NOT_FOUND), as every other failure of these waiting operations does;
+// a Redis without a connection rejects REDIS_UNAVAILABLE (503), naming the URL and the
+// OS error, where ioredis's own words would have been a 500.
 
 /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard. */
 export interface QueueView {
@@ -22,14 +25,26 @@ function webhookSink(sinks: readonly Sink[], tag: string): WebhookSink {
   return sink;
 }
 
+/** `work` on the sinks' Redis: a lost connection becomes REDIS_UNAVAILABLE. */
+async function onRedis<T>(config: WeirConfig, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const explained = config.redis ? await explainRedisError(err, config.redis.url.reveal()) : err;
+    throw explained instanceof RedisUnreachableError ? new ControlError('REDIS_UNAVAILABLE', explained.message) : err;
+  }
+}
+
 /** A Webhook sink's dead letters, oldest first, at most `limit`. */
-export async function deadLettersOf(sinks: readonly Sink[], tag: string, limit: number): Promise<DeadLetter[]> {
-  return webhookSink(sinks, tag).deadLetters(limit);
+export async function deadLettersOf(config: WeirConfig, sinks: readonly Sink[], tag: string, limit: number): Promise<DeadLetter[]> {
+  const sink = webhookSink(sinks, tag);
+  return onRedis(config, () => sink.deadLetters(limit));
 }
 
 /** Makes a Webhook sink's dead letters (all, or the given event ids) pending again. */
-export async function replayDeadLettersOf(sinks: readonly Sink[], tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
-  return { sink: tag, replayed: await webhookSink(sinks, tag).replayDeadLetters(ids) };
+export async function replayDeadLettersOf(config: WeirConfig, sinks: readonly Sink[], tag: string, ids?: readonly string[]): Promise<{ sink: string; replayed: number }> {
+  const sink = webhookSink(sinks, tag);
+  return { sink: tag, replayed: await onRedis(config, () => sink.replayDeadLetters(ids)) };
 }
 
 /** The dashboard's view of the queues; null for a node without Redis (its outboxes are LMDB). */

@@ -36,6 +36,7 @@ import type { BuildInfo } from './build-info.js';
 import { StopDeadline } from '../base/stop-deadline.js';
 import { LazyOutboxStores } from './lazy-outbox-stores.js';
 import { nodeTick } from './tick.js';
+import { targetResolver } from '../net/target-resolver.js';
 
 export interface EngineOptions {
   config: WeirConfig;
@@ -55,7 +56,13 @@ export interface ConfigApplied {
 }
 
 function routerOptions(config: WeirConfig): RouterOptions {
-  return { mode: config.route.mode, globalTarget: config.route.global_target, rules: config.route.rules, final: config.route.final };
+  return {
+    mode: config.route.mode,
+    globalTarget: config.route.global_target,
+    rules: config.route.rules,
+    final: config.route.final,
+    blockPrivate: config.route.block_private,
+  };
 }
 
 /**
@@ -137,7 +144,8 @@ export class Engine {
     this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
     this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
     this.router = new Router(routerOptions(config));
-    this.outbounds = buildOutbounds(config.outbounds);
+    const resolve = targetResolver(config.dns);
+    this.outbounds = buildOutbounds(config.outbounds, resolve);
     this.probes = new ProbeRunner({
       configs: config.outbounds,
       outbounds: this.outbounds,
@@ -155,6 +163,7 @@ export class Engine {
       table: this.table,
       router: this.router,
       outbounds: this.outbounds,
+      resolve,
       connectTimeoutMs: config.flows.connect_timeout_ms,
       idleTimeoutMs: config.flows.idle_timeout_s * 1000,
       udpStats: this.stats.udp,
@@ -170,6 +179,11 @@ export class Engine {
 
   get config(): WeirConfig {
     return this.current;
+  }
+
+  /** The node's logger, for the parts built around the engine (the audit trail). */
+  get log(): Logger {
+    return this.opts.log;
   }
 
   private sinkOf(c: SinkConfig, previous?: ConnectorState): Sink {

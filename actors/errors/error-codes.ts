@@ -17,6 +17,7 @@ export const CONTROL_ERRORS = {
   UNSUPPORTED_OPERATION: { status: 400, title: 'Unknown operation' },
   CONFIG_INVALID: { status: 422, title: 'Configuration is invalid' },
   UNAVAILABLE: { status: 503, title: 'The node is stopping' },
+  REDIS_UNAVAILABLE: { status: 503, title: 'Redis is not reachable' },
   INTERNAL: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
@@ -25,6 +26,8 @@ export const CONTROL_ERRORS = {
  * them, so IPC and the CLI never carry them).
  */
 export const HTTP_PROBLEMS = {
+  OUT_OF_SCOPE: { status: 403, title: 'The key\'s scope does not allow this operation' },
+  AUTH_THROTTLED: { status: 429, title: 'Too many wrong keys from this address' },
   TOO_MANY_SUBSCRIBERS: { status: 503, title: 'Too many live subscribers' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
@@ -70,6 +73,11 @@ export const INTERNAL_ERRORS = {
   IPC_SOCKET_IN_USE: 'Another running node answers on the IPC socket path.',
   IPC_PATH_NOT_SOCKET: 'The IPC socket path is taken by a file that is no socket.',
   IPC_PATH_TOO_LONG: 'The IPC socket path is longer than the system allows.',
+  TLS_FILE_UNREADABLE: 'A file of control.tls (cert, key, client_ca) cannot be read; the message names it.',
+  TLS_CERT_INVALID: 'A file of control.tls holds no PEM certificate, or its certificate cannot serve TLS.',
+  TLS_CERT_EXPIRED: 'The certificate of control.tls has expired.',
+  TLS_KEY_INVALID: 'The key of control.tls holds no PEM private key (encrypted keys are not supported).',
+  TLS_KEY_MISMATCH: 'The key of control.tls is not the private key of its certificate.',
   CLI_USAGE: 'A weir command was given wrong arguments (exit 2).',
   NODE_UNREACHABLE: 'No node answers on the IPC socket (exit 3).',
 } as const satisfies Record<string, string>;

@@ -12,6 +12,7 @@ export const FAILURE_CODES = {
   UPSTREAM_RESET: { stage: 'relay', meaning: 'The remote reset or broke the connection during the relay.' },
   ROUTE_FAILED: { stage: 'route', meaning: 'The node could not carry out its routing decision (an internal error, logged as a warning); nothing was dialled.' },
   TARGET_INVALID: { stage: 'connect', meaning: 'The target names no destination that can be dialled (the unspecified address 0.0.0.0 or ::; for UDP also port 0), or one a chain\'s hops cannot be asked for; nothing was dialled.' },
+  TARGET_PRIVATE: { stage: 'connect', meaning: 'With route.block_private on, the target is or resolves to an address in the node\'s own networks (private, loopback, link-local, unique-local, CGNAT, unspecified, broadcast, reserved, multicast). The flow ends `blocked`; nothing was dialled.' },
   UDP_UNSUPPORTED: { stage: 'connect', meaning: 'The outbound cannot carry UDP: only direct and a single SOCKS5 hop can.' },
   // Hop codes: the stage is `hop:<tag>` of the hop at fault and `remote` is that hop's server:port.
   HOP_REFUSED: { stage: 'hop', meaning: 'A hop refused the TCP connection (the first hop to weir, a later hop to the hop before it).' },

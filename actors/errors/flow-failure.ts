@@ -51,3 +51,6 @@ export function relayFailure(err: unknown, remote: Endpoint): FlowFailureError {
     cause: err,
   });
 }
+
+/** A target the node refuses to dial (route.block_private): the flow ends `blocked`, and this failure says why. */
+export class TargetRefusedError extends FlowFailureError {}

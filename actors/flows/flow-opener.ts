@@ -1,14 +1,15 @@
 import type { Socket } from 'node:net';
 import type { Endpoint, FlowAuth, FlowResult, FlowRoute, FlowSource, MatchedRule, TagProtocol, UdpUpstreamStats } from '../../streams/contract.js';
 import type { DialResult, Outbound } from '../contracts/outbound.js';
-import { FlowFailureError, dialFailure } from '../errors/flow-failure.js';
+import { FlowFailureError, TargetRefusedError, dialFailure } from '../errors/flow-failure.js';
 import { ALLOW } from '../hook/hook-messages.js';
+import { targetAddresses, type ResolveTarget } from '../net/target-resolver.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
 import { routeContext, type RouteDecision, type Router } from '../router/router.js';
 import { FlowCancelledError, type FlowActor } from './flow-actor.js';
 import type { FlowTable } from './flow-table.js';
 import type { PreRouted, PreRouting } from './pre-routing.js';
-import { BLOCKED, cancelledWhileOpening, failed } from './flow-result.js';
+import { BLOCKED, cancelledWhileOpening, failed, refused } from './flow-result.js';
 import { extend } from '../base/revise.js';
 import { clientOnlyTraffic, type ClientSpan } from './socket-meter.js';
 
@@ -17,6 +18,8 @@ export interface FlowEnv {
   table: FlowTable;
   router: Router;
   outbounds: OutboundSet;
+  /** How target names are resolved for the ip_cidr rules and the direct dial (config `dns`). */
+  resolve: ResolveTarget;
   connectTimeoutMs: number;
   /** UDP associations without traffic for this long end with idle_timeout. */
   idleTimeoutMs: number;
@@ -61,6 +64,12 @@ export interface OpenedFlow {
   onFirstBytes?: (chunk: Buffer) => void;
 }
 
+/** What pre-routing learnt and how the flow is routed (null: the IPC hook denied it). */
+interface Decided {
+  pre: PreRouted;
+  decision: RouteDecision | null;
+}
+
 /** The decision of an IPC hook that denied or routed a flow. */
 const HOOK_RULE: MatchedRule = { index: -1, condition: 'ipc_hook' };
 const NOT_PRE_ROUTED: PreRouted = { answered: false, head: null, verdict: ALLOW };
@@ -97,38 +106,43 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
     return null;
   };
 
+  // The name is looked up at most once: for the ip_cidr rules, then for the direct dial.
+  const addresses = targetAddresses(req.target.host, env.resolve);
+  const decide = async (): Promise<Decided> => {
+    const pre = env.preRouting ? await env.preRouting.run(actor, req, mode, answer) : NOT_PRE_ROUTED;
+    if (pre.verdict.action === 'deny') return { pre, decision: null };
+    if (pre.verdict.action === 'route') return { pre, decision: { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE } };
+    const ctx = routeContext({
+      host: req.target.host,
+      port: req.target.port,
+      network: 'tcp',
+      inbound: req.inbound.tag,
+      principal: req.auth.principal_key,
+      sniffed_host: pre.sniffed_host,
+    });
+    return { pre, decision: await env.router.decide(ctx, addresses) };
+  };
+
   let dial: DialResult | undefined;
   try {
-    let pre: PreRouted = NOT_PRE_ROUTED;
-    if (env.preRouting) {
-      try {
-        pre = await actor.opening(env.preRouting.run(actor, req, mode, answer));
-      } catch (err) {
-        if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor));
-        throw err;
-      }
+    let decided: Decided;
+    try {
+      decided = await actor.opening(decide());
+    } catch (err) {
+      if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor));
+      throw err;
     }
-    if (pre.verdict.action === 'deny') return end(BLOCKED, { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] });
-    const decision: RouteDecision =
-      pre.verdict.action === 'route'
-        ? { mode, target: pre.verdict.outbound, matched_rule: HOOK_RULE }
-        : env.router.decide(
-            routeContext({
-              host: req.target.host,
-              port: req.target.port,
-              network: 'tcp',
-              inbound: req.inbound.tag,
-              principal: req.auth.principal_key,
-              sniffed_host: pre.sniffed_host,
-            }),
-          );
+    const { pre, decision } = decided;
+    if (!decision) return end(BLOCKED, { mode, action: 'route', target: null, matched_rule: HOOK_RULE, selection_chain: [] });
     const { outbound, selection_chain } = env.outbounds.resolve(decision.target);
     const route: FlowRoute = extend(decision, { action: 'route' as const, selection_chain });
     if (outbound.kind === 'block') return end(BLOCKED, route);
     try {
-      dial = await actor.opening(outbound.dial(req.target, { connectTimeoutMs: env.connectTimeoutMs }), (late) => late.socket.destroy());
+      const opts = { connectTimeoutMs: env.connectTimeoutMs, addresses, refusePrivate: env.router.blockPrivate };
+      dial = await actor.opening(outbound.dial(req.target, opts), (late) => late.socket.destroy());
     } catch (err) {
       if (err instanceof FlowCancelledError) return end(cancelledWhileOpening(actor), route);
+      if (err instanceof TargetRefusedError) return end(refused(err), route);
       const failure = dialFailure(err, req.target);
       env.dialFailed?.(selection_chain, failure);
       return end(failed(failure), route, failure);

@@ -1,9 +1,14 @@
 import type { FlowResult } from '../../streams/contract.js';
-import { relayFailure, type FlowFailureError } from '../errors/flow-failure.js';
+import { relayFailure, type FlowFailureError, type TargetRefusedError } from '../errors/flow-failure.js';
 import type { FlowActor } from './flow-actor.js';
 
 /** A flow a rule (or the IPC hook) refused. */
 export const BLOCKED: FlowResult = { outcome: 'blocked', close_reason: null, failure: null };
+
+/** A flow the node refused to dial (route.block_private): blocked, and the failure says why. */
+export function refused(refusal: TargetRefusedError): FlowResult {
+  return { outcome: 'blocked', close_reason: null, failure: refusal.toFailure() };
+}
 
 /** A flow that failed: the upstream or the transport broke. */
 export function failed(failure: FlowFailureError): FlowResult {

@@ -22,7 +22,7 @@ export class ProxyInbound implements Inbound {
     private readonly connections: ConnectionBudget,
   ) {
     this.http = httpProxyServer(env);
-    this.listener = new TcpListener(listen.host, listen.port, (socket) => this.accept(socket), env.log);
+    this.listener = new TcpListener(`inbound "${env.inbound.tag}"`, listen.host, listen.port, (socket) => this.accept(socket), env.log);
   }
 
   get tag(): string {

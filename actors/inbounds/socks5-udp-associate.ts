@@ -22,7 +22,7 @@ export async function handleUdpAssociate(env: InboundEnv, control: Socket, reque
     return;
   }
   const flows = env.flows;
-  const { route, outbound } = routeUdp(flows, env.inbound, request.auth.principal_key, request.target);
+  const { route, outbound } = await routeUdp(flows, env.inbound, request.auth.principal_key, request.target);
   if (outbound.kind === 'block') {
     writeSocks5Reply(control, SOCKS5_REPLY.notAllowed);
     control.end();

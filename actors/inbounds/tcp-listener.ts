@@ -12,6 +12,8 @@ export class TcpListener {
   private server: Server | null = null;
 
   constructor(
+    /** Which listener of the config this is, for its errors: `inbound "mixed-in"`. */
+    private readonly name: string,
     private readonly host: string,
     private readonly port: number,
     private readonly onConnection: (socket: Socket) => Promise<void>,
@@ -28,7 +30,7 @@ export class TcpListener {
       });
     });
     this.server = server;
-    await listenOn(server, { host: this.host, port: this.port });
+    await listenOn(server, { host: this.host, port: this.port }, this.name);
     server.on('error', (err) => this.log.error({ err }, 'listener error'));
   }
 

@@ -17,3 +17,13 @@ export function isHostName(name: string): boolean {
   const bare = name.endsWith('.') ? name.length - 1 : name.length;
   return bare <= MAX_NAME && LABELS.test(name);
 }
+
+/**
+ * A name as rules and resolvers compare it: lower case, without the trailing dot of a
+ * fully qualified name. `WWW.Example.COM.` is the same host as www.example.com to every
+ * resolver, so it must meet the same rules and the same dns.hosts entry.
+ */
+export function domainOf(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}

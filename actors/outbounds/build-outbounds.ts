@@ -10,6 +10,7 @@ import { SelectorPolicy } from './selector-policy.js';
 import { SocksOutbound } from './socks-outbound.js';
 import { UrlTestPolicy } from './url-test-policy.js';
 import { WeirError } from '../errors/weir-error.js';
+import { systemLookup, type ResolveTarget } from '../net/target-resolver.js';
 
 export class UnknownHopError extends WeirError<'OUTBOUND_UNKNOWN_HOP'> {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -35,15 +36,15 @@ function chainHops(tag: string, hopTags: readonly string[], hops: ReadonlyMap<st
   });
 }
 
-/** Builds every configured outbound, leaves and groups, into one set. */
-export function buildOutbounds(configs: readonly OutboundConfig[]): OutboundSet {
+/** Builds every configured outbound, leaves and groups, into one set; direct ones resolve names with `resolve`. */
+export function buildOutbounds(configs: readonly OutboundConfig[], resolve: ResolveTarget = systemLookup): OutboundSet {
   const hops = hopsByTag(configs);
   const leaves = new Map<string, Outbound>();
   const policies = new Map<string, Policy>();
   for (const c of configs) {
     switch (c.type) {
       case 'direct':
-        leaves.set(c.tag, new DirectOutbound(c.tag));
+        leaves.set(c.tag, new DirectOutbound(c.tag, resolve));
         break;
       case 'block':
         leaves.set(c.tag, new BlockOutbound(c.tag));

@@ -1,9 +1,8 @@
-import { lookup, type LookupAddress } from 'node:dns';
-import { lookup as lookupAll } from 'node:dns/promises';
-import type { LookupFunction } from 'node:net';
 import type { Endpoint } from '../../streams/contract.js';
-import { FlowFailureError } from '../errors/flow-failure.js';
+import { FlowFailureError, TargetRefusedError } from '../errors/flow-failure.js';
 import { ipOfHost } from '../net/ip-of-host.js';
+import { privateRange } from '../net/private-address.js';
+import { systemLookup, type ResolveTarget } from '../net/target-resolver.js';
 import { sendableTarget } from './hop.js';
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
@@ -33,30 +32,35 @@ export function refuseUnsendable(target: Endpoint): void {
 }
 
 /**
- * dns.lookup without the unspecified addresses: a name that resolves to 0.0.0.0 (as
- * DNS sinkholes answer for blocked names) is not dialled to this host. A name with
- * nothing else fails ENOTFOUND, as a name without addresses does. Node's connect asks
- * for all addresses (autoSelectFamily) or for one.
+ * The addresses a name is dialled at: all but the unspecified ones. A name that
+ * resolves to 0.0.0.0 (as DNS sinkholes answer for blocked names) is not dialled to
+ * this host; with nothing else it fails ENOTFOUND, as a name without addresses does.
  */
-export const dialableLookup: LookupFunction = (hostname, options, callback) => {
-  lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    const dialable = err ? [] : addresses.filter(isDialable);
-    if (!err && dialable.length === 0) err = onlyUnspecified(hostname);
-    if (err) callback(err, '', 0);
-    else if (options.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, dialable);
-    else callback(null, dialable[0]!.address, dialable[0]!.family);
-  });
-};
-
-/** The first address of `hostname` that is not the unspecified one, as dialableLookup picks it. */
-export async function dialableAddress(hostname: string): Promise<string> {
-  const first = (await lookupAll(hostname, { all: true })).find(isDialable);
-  if (!first) throw onlyUnspecified(hostname);
-  return first.address;
+export function dialableAddresses(hostname: string, addresses: readonly string[]): string[] {
+  const dialable = addresses.filter((a) => !UNSPECIFIED.has(a));
+  if (dialable.length === 0) throw onlyUnspecified(hostname);
+  return dialable;
 }
 
-function isDialable(address: LookupAddress): boolean {
-  return !UNSPECIFIED.has(address.address);
+/** The first dialable address of `hostname` (UDP datagrams go to one). */
+export async function dialableAddress(hostname: string, resolve: ResolveTarget = systemLookup): Promise<string> {
+  return dialableAddresses(hostname, await resolve(hostname))[0]!;
+}
+
+/**
+ * The refusal, under route.block_private, of a target any of whose addresses is in the
+ * node's own networks (privateRange), else null. Any one is enough: a name with a
+ * public and a private address would otherwise reach the private one whenever the
+ * public one fails.
+ */
+export function privateRefusal(target: Endpoint, addresses: readonly string[]): TargetRefusedError | null {
+  for (const address of addresses) {
+    const range = privateRange(address);
+    if (range === null) continue;
+    const what = address === ipOfHost(target.host) ? address : `${target.host} resolves to ${address}, which`;
+    return new TargetRefusedError('TARGET_PRIVATE', `${what} is a ${range} address (route.block_private)`, { host: address, port: target.port });
+  }
+  return null;
 }
 
 /** A name with only the unspecified address fails as a name without addresses does. */

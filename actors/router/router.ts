@@ -2,6 +2,7 @@ import type { MatchedRule, RouteMode } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
 import { extend } from '../base/revise.js';
 import { ipOfHost } from '../net/ip-of-host.js';
+import type { TargetAddresses } from '../net/target-resolver.js';
 import { compileRule, type RuleSpec } from './rule-matcher.js';
 
 export interface RouteDecision {
@@ -17,12 +18,18 @@ export interface RouterOptions {
   globalTarget?: string;
   rules: readonly RuleSpec[];
   final: string;
+  /** route.block_private: the direct outbound refuses private destinations. @defaultValue false */
+  blockPrivate?: boolean;
 }
+
+/** No lookup: name targets never meet ip_cidr rules (UDP, where the first datagram decides). */
+const NO_ADDRESSES: TargetAddresses = () => Promise.resolve([]);
 
 /** Decides a flow's target tag from the mode and the rules. The mode can change at run time. */
 export class Router {
   private rules: Rule[] = [];
   private final = '';
+  private refusePrivate = false;
   private current: { mode: RouteMode; globalTarget: string | null } = { mode: 'rule', globalTarget: null };
 
   constructor(opts: RouterOptions) {
@@ -33,6 +40,7 @@ export class Router {
   reconfigure(opts: RouterOptions): void {
     this.rules = opts.rules.map(compileRule);
     this.final = opts.final;
+    this.refusePrivate = opts.blockPrivate ?? false;
     this.current = { mode: opts.mode, globalTarget: opts.globalTarget ?? null };
   }
 
@@ -40,18 +48,34 @@ export class Router {
     return { mode: this.current.mode, global_target: this.current.globalTarget };
   }
 
+  /** route.block_private of the config in force. */
+  get blockPrivate(): boolean {
+    return this.refusePrivate;
+  }
+
   setMode(mode: RouteMode, globalTarget: string | null): void {
     this.current = { mode, globalTarget: mode === 'global' ? globalTarget : null };
   }
 
-  decide(ctx: RouteContext): RouteDecision {
+  /**
+   * The first matching rule's target, else `final`. A name target is resolved when
+   * evaluation reaches the first rule that looks at addresses (as mihomo does), once;
+   * a name that does not resolve meets those rules with no address, so none matches.
+   * The rules and final in force at the call decide, whatever a reload does meanwhile.
+   */
+  async decide(ctx: RouteContext, addresses: TargetAddresses = NO_ADDRESSES): Promise<RouteDecision> {
     const { mode, globalTarget } = this.current;
     if (mode === 'global' && globalTarget) return { mode, target: globalTarget, matched_rule: { index: -1, condition: 'global' } };
-    for (let index = 0; index < this.rules.length; index++) {
-      const rule = this.rules[index]!;
-      if (rule.match(ctx)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
+    const { rules, final } = this;
+    let seen = ctx;
+    for (let index = 0; index < rules.length; index++) {
+      const rule = rules[index]!;
+      if (rule.resolves && seen.ip === null && seen.resolved === undefined) {
+        seen = extend(seen, { resolved: await addresses().catch((): readonly string[] => []) });
+      }
+      if (rule.match(seen)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
     }
-    return { mode, target: this.final, matched_rule: { index: -1, condition: 'final' } };
+    return { mode, target: final, matched_rule: { index: -1, condition: 'final' } };
   }
 }
 

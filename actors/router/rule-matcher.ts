@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { Network } from '../../streams/contract.js';
 import type { RouteContext, Rule } from '../contracts/rule.js';
+import { domainOf } from '../net/host-name.js';
 import { ipOfHost } from '../net/ip-of-host.js';
 
 /** The conditions of one routing rule, as the config gives them. */
@@ -9,6 +10,8 @@ export interface RuleSpec {
   domain_suffix?: readonly string[];
   domain_keyword?: readonly string[];
   ip_cidr?: readonly string[];
+  /** ip_cidr looks at IP literal targets only: a name target is not resolved for it. */
+  no_resolve?: boolean | undefined;
   port?: readonly (number | string)[];
   network?: readonly Network[];
   inbound?: readonly string[];
@@ -21,7 +24,10 @@ type Check = (ctx: RouteContext) => boolean;
 /**
  * Compiles a rule: fields are ANDed, the values of one field ORed. Domain
  * conditions look at the target host and, for a client that connected by IP, at the
- * sniffed host too, both as domainOf gives them. ip_cidr looks at the context's `ip`.
+ * sniffed host too, both as domainOf gives them. ip_cidr looks at the context's `ip`
+ * (a literal target) or, unless the rule says no_resolve, at the name's `resolved`
+ * addresses: any one of them in a block matches (a name that also has a public
+ * address is still blocked by a block rule on its private one).
  */
 export function compileRule(spec: RuleSpec): Rule {
   const checks: Check[] = [];
@@ -43,7 +49,8 @@ export function compileRule(spec: RuleSpec): Rule {
   const keywords = spec.domain_keyword?.map((k) => k.toLowerCase()) ?? [];
   add('domain_keyword', spec.domain_keyword, (ctx) => hosts(ctx).some((h) => keywords.some((k) => h.includes(k))));
   const inCidrs = cidrMatcher(spec.ip_cidr ?? []);
-  add('ip_cidr', spec.ip_cidr, (ctx) => ctx.ip !== null && inCidrs(ctx.ip));
+  const resolves = spec.ip_cidr !== undefined && spec.no_resolve !== true;
+  add('ip_cidr', spec.ip_cidr, (ctx) => (ctx.ip !== null ? inCidrs(ctx.ip) : resolves && ctx.resolved !== undefined && ctx.resolved.some(inCidrs)));
   const ports = spec.port?.map(portRange) ?? [];
   add('port', spec.port, (ctx) => ports.some(([lo, hi]) => ctx.port >= lo && ctx.port <= hi));
   const networks = new Set(spec.network);
@@ -56,18 +63,9 @@ export function compileRule(spec: RuleSpec): Rule {
   return {
     condition: parts.join(' && '),
     outbound: spec.outbound,
+    resolves,
     match: (ctx) => checks.every((check) => check(ctx)),
   };
-}
-
-/**
- * A name as domain rules compare it: lower case, without the trailing dot of a fully
- * qualified name. `WWW.Example.COM.` is the same host as www.example.com to every
- * resolver, so it must meet the same rules.
- */
-function domainOf(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
 
 /**

@@ -88,6 +88,7 @@ export class JsonlSink implements Sink {
       total_failed: before?.total_failed ?? 0,
       replay_gaps: (before?.replay_gaps ?? 0) + (s.dropped > 0 ? 1 : 0) + this.lostRanges,
       last_error: s.lastError ?? before?.last_error ?? null,
+      last_delivered_at_unix_ms: this.writer.lastWrittenAt,
       outbox_storage: { write_blocked: false },
     };
   }

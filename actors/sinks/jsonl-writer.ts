@@ -58,6 +58,8 @@ export class JsonlWriter {
   private closing: Promise<void> | null = null;
   private readonly counters = { linesWritten: 0, bytesWritten: 0, rotations: 0, dropped: 0 };
   private lastError: JsonlWriterStats['lastError'] = null;
+  /** When lines were last written (the connector state's last_delivered_at_unix_ms). */
+  lastWrittenAt: number | null = null;
 
   constructor(private readonly opts: JsonlWriterOptions) {
     this.maxPending = opts.maxPendingLines ?? DEFAULT_MAX_PENDING_LINES;
@@ -190,6 +192,7 @@ export class JsonlWriter {
 
   private async write(data: Buffer, lineCount: number): Promise<void> {
     await this.file.append(data);
+    this.lastWrittenAt = Date.now();
     this.counters.linesWritten += lineCount;
     this.counters.bytesWritten += data.length;
     this.scheduleSync();

@@ -1,7 +1,8 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { dialFailure } from '../errors/flow-failure.js';
-import { dialableAddress } from '../outbounds/dialable-target.js';
+import { privateRange } from '../net/private-address.js';
+import { dialableAddress, privateRefusal } from '../outbounds/dialable-target.js';
 import type { SocksTarget } from '../socks5/socks5-wire.js';
 import { AddressMap, headerMap } from './address-map.js';
 import { plainIp } from '../net/plain-ip.js';
@@ -28,7 +29,10 @@ export type Resolve = (host: string) => Promise<string>;
  * unspecified address (a DNS sinkhole's answer), which a send takes for this host.
  * One lookup per name is under way at a time, so a burst of datagrams to a name that
  * does not resolve costs one lookup, not one each (lookups share libuv's few threads
- * with the sinks' file writes).
+ * with the sinks' file writes). With route.block_private, the first destination's
+ * address in the node's own networks refuses the flow, and a later datagram to one is
+ * dropped as a failed send; the verdict is kept per address, so a datagram costs a map
+ * lookup, not an address parse.
  */
 export class DirectUdpUpstream implements UdpUpstream {
   readonly relay_chain = [];
@@ -45,19 +49,27 @@ export class DirectUdpUpstream implements UdpUpstream {
     if (!this.closed) reportSend(this.events, err, bytes, 0);
   };
 
+  /** With route.block_private: whether each address datagrams went to is private, remembered per address. */
+  private readonly privates: AddressMap<boolean> | null;
+
   private constructor(
     private readonly events: UdpUpstreamEvents,
     private readonly resolve: Resolve,
-  ) {}
+    refusePrivate: boolean,
+  ) {
+    this.privates = refusePrivate ? new AddressMap((address) => privateRange(address) !== null) : null;
+  }
 
   /**
    * Resolves the first destination and binds a socket of its family; a name that does
    * not resolve or a socket that cannot bind fails the flow like a TCP dial would.
    */
-  static async open(first: SocksTarget, events: UdpUpstreamEvents, resolve: Resolve = dialableAddress): Promise<DirectUdpUpstream> {
-    const upstream = new DirectUdpUpstream(events, resolve);
+  static async open(first: SocksTarget, events: UdpUpstreamEvents, resolve: Resolve = dialableAddress, refusePrivate = false): Promise<DirectUdpUpstream> {
+    const upstream = new DirectUdpUpstream(events, resolve, refusePrivate);
     try {
       const address = isIP(first.host) ? first.host : await resolve(first.host);
+      const refusal = refusePrivate ? privateRefusal(first, [address]) : null;
+      if (refusal) throw refusal;
       // Names are kept per host: port 0 stands for every port.
       if (!isIP(first.host)) upstream.names.get(first.host, 0).address = address;
       upstream.resolved_ip = address;
@@ -106,6 +118,10 @@ export class DirectUdpUpstream implements UdpUpstream {
   }
 
   private sendTo(address: string, port: number, data: Buffer): void {
+    if (this.privates?.get(address, 0)) {
+      this.events.sendFailed(privateRefusal({ host: address, port }, [address])!);
+      return;
+    }
     this.socketFor(isIP(address) === 6 ? 6 : 4).send(data, port, address, this.onSent);
   }
 

@@ -1,9 +1,9 @@
 import type { Endpoint, FlowAuth, FlowSource, FlowTraffic, TagProtocol } from '../../streams/contract.js';
 import type { Outbound } from '../contracts/outbound.js';
-import { dialFailure } from '../errors/flow-failure.js';
+import { TargetRefusedError, dialFailure } from '../errors/flow-failure.js';
 import { FlowCancelledError, type FlowActor } from '../flows/flow-actor.js';
 import type { FlowEnv } from '../flows/flow-opener.js';
-import { BLOCKED, cancelledWhileOpening, failed } from '../flows/flow-result.js';
+import { BLOCKED, cancelledWhileOpening, failed, refused } from '../flows/flow-result.js';
 import { literalIp } from '../net/plain-ip.js';
 import { openUdpUpstream } from './udp-outbound.js';
 import { routeUdp } from './udp-route.js';
@@ -40,18 +40,23 @@ export async function openUdpFlow(env: FlowEnv, req: UdpFlowRequest, events: Udp
     req.auth,
   );
   actor.endOpeningOn(req.left);
-  const { route, outbound } = routeUdp(env, req.inbound, req.auth.principal_key, req.target);
+  const { route, outbound } = await routeUdp(env, req.inbound, req.auth.principal_key, req.target);
   if (outbound.kind === 'block') {
     actor.complete(env.now(), BLOCKED, route, req.unrelayed());
     return null;
   }
   let upstream: UdpUpstream;
   try {
-    upstream = await actor.opening(openUdpUpstream(outbound, req.target, env.connectTimeoutMs, events), (late) => late.close());
+    const opening = openUdpUpstream(outbound, req.target, { timeoutMs: env.connectTimeoutMs, refusePrivate: env.router.blockPrivate }, events);
+    upstream = await actor.opening(opening, (late) => late.close());
   } catch (err) {
     if (err instanceof FlowCancelledError) {
       // Closed (flows.close, shutdown, the client's end) while the upstream was being set up.
       actor.complete(env.now(), cancelledWhileOpening(actor), route, req.unrelayed());
+      return null;
+    }
+    if (err instanceof TargetRefusedError) {
+      actor.complete(env.now(), refused(err), route, req.unrelayed());
       return null;
     }
     env.udpStats.failed_association_attempts++;

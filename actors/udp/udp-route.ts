@@ -8,9 +8,13 @@ export interface UdpRoute {
   outbound: Outbound;
 }
 
-/** The routing decision for UDP to `target`: the rules see network `udp`. */
-export function routeUdp(env: FlowEnv, inbound: TagProtocol, principal: string | null, target: Endpoint): UdpRoute {
-  const decision = env.router.decide(
+/**
+ * The routing decision for UDP to `target`: the rules see network `udp`. A name
+ * target is not resolved for ip_cidr rules (datagrams go to any destination once the
+ * first one routed the association; docs/pre-routing.md).
+ */
+export async function routeUdp(env: FlowEnv, inbound: TagProtocol, principal: string | null, target: Endpoint): Promise<UdpRoute> {
+  const decision = await env.router.decide(
     routeContext({ host: target.host, port: target.port, network: 'udp', inbound: inbound.tag, principal }),
   );
   const { outbound, selection_chain } = env.outbounds.resolve(decision.target);

@@ -9,6 +9,8 @@ import type { DeliveryVerdict } from './delivery-verdict.js';
  */
 export class DeliveryTrouble {
   private failing: { since: number; attempts: number } | null = null;
+  /** When a delivery was last acknowledged, for the connector state. */
+  lastAckAt: number | null = null;
 
   constructor(
     /** How the lines name the sink: its tag, or `node/tag` for `weir deliver`. */
@@ -19,6 +21,7 @@ export class DeliveryTrouble {
 
   observe(verdict: DeliveryVerdict): void {
     if (verdict.kind === 'ack') {
+      this.lastAckAt = this.now();
       if (!this.failing) return;
       const attempts = this.failing.attempts;
       const seconds = Math.round((this.now() - this.failing.since) / 100) / 10;

@@ -39,7 +39,9 @@ export class ExternalDelivery {
     return [...this.workers.keys()].sort();
   }
 
+  /** Rejects when Redis does not answer, also with `nodeId` set, where the scan asks it nothing. */
   async start(): Promise<void> {
+    await this.redis.ping();
     await this.scan();
     this.timer = setInterval(() => {
       this.scanning = this.scanning.then(() => this.scan()).catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'scan for sink queues failed'));

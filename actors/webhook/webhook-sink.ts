@@ -35,6 +35,7 @@ export class WebhookSink implements Sink {
   private dispatcher: OutboxDispatcher | null = null;
   private connector: WebhookConnector | null = null;
   private worker: BullmqDelivery | null = null;
+  private trouble: DeliveryTrouble | null = null;
   private outbox: Outbox | null = null;
   private cached: OutboxState | null = null;
   private cachedAt = 0;
@@ -71,6 +72,7 @@ export class WebhookSink implements Sink {
       publish: this.deps.publish,
     });
     const trouble = new DeliveryTrouble(c.tag, this.deps.log);
+    this.trouble = trouble;
     const acked = (entries: readonly OutboxAppend[]): void => tellAck(this.deps.acks, c.tag, entries);
     this.dispatcher.start(since);
     const redis = this.deps.redis;
@@ -129,6 +131,7 @@ export class WebhookSink implements Sink {
       total_failed: s?.total_failed ?? 0,
       replay_gaps: s?.replay_gaps ?? 0,
       last_error: s?.last_error ?? null,
+      last_delivered_at_unix_ms: this.trouble?.lastAckAt ?? null,
       outbox_storage: s?.outbox_storage ?? { write_blocked: false },
       oldest_pending_age_ms: s?.oldest_pending_age_ms ?? null,
       dead_letters: s?.dead_letters ?? 0,

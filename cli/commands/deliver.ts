@@ -3,6 +3,7 @@ import { within } from '../../actors/base/within.js';
 import { listenOn } from '../../actors/net/listen-on.js';
 import { createLogger, type LogFormat } from '../../actors/engine/logger.js';
 import type { WebhookSinkConfig } from '../../actors/config/schema.js';
+import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { fileConfigSource } from './run.js';
 import { printProblems } from './validate.js';
@@ -37,7 +38,13 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
   const { ExternalDelivery } = await import('../../actors/webhook/external-delivery.js');
   const delivery = new ExternalDelivery({ redisUrl: config.redis.url.reveal(), sinks, nodeId: flags.node ?? null, log });
   const health = flags.health ? await serveHealth(flags.health, () => delivery.queues) : null;
-  await delivery.start();
+  try {
+    await delivery.start();
+  } catch (err) {
+    health?.close();
+    await within(delivery.close(), STOP_WAIT_MS);
+    throw await explainRedisError(err, config.redis.url.reveal());
+  }
   log.info({ sinks: sinks.map((s) => s.tag), node: flags.node ?? '*' }, 'weir deliver started');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -57,6 +64,6 @@ async function serveHealth(listen: string, queues: () => string[]): Promise<http
     res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(ok ? { status: 'ok', queues: queues() } : { error: 'not found' }));
   });
-  await listenOn(server, { host: at[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(at[2]) });
+  await listenOn(server, { host: at[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(at[2]) }, '--health');
   return server;
 }

@@ -2,7 +2,7 @@ import type { IpcReply } from '../../ipc/ipc-messages.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { connectIpc, onLines, refusal } from '../ipc-client.js';
 import { PausingWriter } from '../pausing-writer.js';
-import { resolveSocketPath, type SocketFlags } from '../socket-path.js';
+import { locateSocket, type SocketFlags } from '../socket-path.js';
 
 const USAGE = 'usage: weir events [--types TYPE,TYPE...]';
 
@@ -28,7 +28,8 @@ function typesOf(flag: string | undefined): string[] | null {
 export async function eventsCommand(args: readonly string[], flags: EventsFlags): Promise<number> {
   if (args.length > 0) throw new UsageError(USAGE);
   const types = typesOf(flags.types);
-  const socket = await connectIpc(resolveSocketPath(flags));
+  const place = locateSocket(flags);
+  const socket = await connectIpc(place.path, place.note);
   return new Promise<number>((resolve) => {
     let done = false;
     const end = (code: number, message?: string): void => {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { NodeUnreachableError } from '../ipc-client.js';
+import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
 import { age, keyValues, printJson, table } from '../format.js';
 import { fileConfigSource } from './run.js';
 
@@ -26,7 +26,7 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
     const { readFleet } = await import('../../actors/fleet/read-fleet.js');
     members = await readFleet(redis);
   } catch (err) {
-    throw new NodeUnreachableError(`Redis cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
+    throw await explainRedisError(err, url);
   } finally {
     redis.disconnect();
   }

@@ -66,12 +66,13 @@ async function listCompleted(flags: FlowsFlags): Promise<number> {
   else if (page.flows.length === 0) process.stdout.write('no completed flows kept\n');
   else {
     const now = Date.now();
-    const headers = ['sequence', 'flow_id', 'principal', 'outcome', 'target', 'outbound', 'up', 'down', 'ended'];
+    const headers = ['sequence', 'flow_id', 'principal', 'outcome', 'failure', 'target', 'outbound', 'up', 'down', 'ended'];
     const rows = page.flows.map((f) => [
       String(f.sequence),
       f.record.flow_id,
       f.principal_key ?? '(none)',
       f.record.result?.outcome ?? '-',
+      f.record.result?.failure?.code ?? '-',
       `${f.record.target.host}:${f.record.target.port}`,
       f.record.path.outbound?.tag ?? '-',
       bytes(f.record.traffic.bytes_up),

@@ -12,11 +12,12 @@ async function listPrincipals(flags: ClientFlags): Promise<number> {
   if (flags.json) printJson(view);
   else if (view.principals.length === 0) process.stdout.write('no flows yet\n');
   else {
-    const headers = ['principal', 'active', 'opened', 'failed', 'up', 'down', 'opened (run)', 'up (run)', 'down (run)'];
+    const headers = ['principal', 'active', 'opened', 'completed', 'failed', 'up', 'down', 'opened (run)', 'up (run)', 'down (run)'];
     const rows = view.principals.map((p) => [
       p.principal_key ?? NO_PRINCIPAL,
       count(p.flows_active),
       count(p.since_reset.flows_opened),
+      count(p.since_reset.flows_completed),
       count(p.since_reset.flows_failed),
       bytes(p.since_reset.bytes_up),
       bytes(p.since_reset.bytes_down),

@@ -9,7 +9,10 @@ interface ProbeResult {
   members: { target_tag: string; healthy: boolean; latency_ms: number | null; error: string | null }[];
 }
 
-/** `weir probe <url_test_tag>`: runs a manual probe round and prints its result. */
+/**
+ * `weir probe <url_test_tag>`: runs a manual probe round and prints its result. A round
+ * in which no member is healthy exits 1, so a script or a health check sees it.
+ */
 export async function probeCommand(args: readonly string[], flags: ClientFlags): Promise<number> {
   const [tag, ...rest] = args;
   if (!tag || rest.length > 0) throw new UsageError('usage: weir probe <url_test_tag>');
@@ -20,5 +23,7 @@ export async function probeCommand(args: readonly string[], flags: ClientFlags):
     const rows = result.members.map((m) => [m.target_tag, m.healthy ? 'yes' : 'no', m.latency_ms === null ? '-' : `${m.latency_ms} ms`, m.error ?? '-']);
     process.stdout.write(table(['member', 'healthy', 'latency', 'error'], rows));
   }
-  return EXIT.ok;
+  if (result.members.some((m) => m.healthy)) return EXIT.ok;
+  process.stderr.write(`weir: no member of ${result.policy_tag} is healthy\n`);
+  return EXIT.failure;
 }

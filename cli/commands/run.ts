@@ -50,16 +50,16 @@ export async function runCommand(configFile: string | undefined, logFormat: LogF
     readyLine({
       inbounds: (node.ops.runtime() as { inbounds: ReadyFacts['inbounds'] }).inbounds,
       control: node.control,
+      controlTls: node.controlTls,
       apiKey: apiKeyOrigin(source.file, path.join(path.resolve(DEFAULT_STATE_DIR), 'api_key')),
       dashboard: result.config.redis !== undefined,
     }),
   );
   process.on('SIGHUP', () => {
-    node.ops.reload().then(
-      (applied) =>
-        applied.restart_required.length > 0
-          ? node.log.warn({ applied }, `configuration reloaded; restart needed for: ${applied.restart_required.join(', ')}`)
-          : node.log.info({ applied }, 'configuration reloaded'),
+    // The certificate is no hot config section: its files are read again on every SIGHUP.
+    node.reloadTls();
+    // A reload logs what it changed (ControlOps.reload, as `weir reload` does); a refusal is logged here.
+    node.ops.reload().catch(
       (err: unknown) => node.log.error({ err: err instanceof Error ? err.message : String(err) }, 'reload refused; the running config is unchanged'),
     );
   });

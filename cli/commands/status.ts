@@ -50,34 +50,46 @@ function facts(r: RuntimeView, s: StatsSnapshot): [string, string][] {
   ];
 }
 
+/** Whether deliveries succeeded after the sink's last error: the error is past. */
+function recovered(k: ConnectorState): boolean {
+  return !!k.last_error && typeof k.last_delivered_at_unix_ms === 'number' && k.last_delivered_at_unix_ms > k.last_error.at_unix_ms;
+}
+
+/** The sink now: writes paused by disk protection, failing since its last error, or ok. */
+function sinkState(k: ConnectorState): string {
+  if (k.outbox_storage.write_blocked) return 'write blocked';
+  return k.last_error && !recovered(k) ? 'failing' : 'ok';
+}
+
+/** The last error with its age, `past:` once deliveries succeeded after it. */
+function lastError(k: ConnectorState, now: number): string {
+  if (!k.last_error) return '-';
+  const when = `${k.last_error.message} (${age(Math.max(0, now - k.last_error.at_unix_ms))} ago)`;
+  return recovered(k) ? `past: ${when}` : when;
+}
+
 function sinkTable(sinks: readonly ConnectorState[]): string {
   if (sinks.length === 0) return 'no event sinks\n';
-  const rows = sinks.map((k) => [
-    k.tag,
-    k.type,
-    count(k.pending),
-    count(k.total_delivered),
-    count(k.total_failed),
-    k.last_error?.message ?? '-',
-  ]);
-  return table(['sink', 'type', 'pending', 'delivered', 'failed', 'last_error'], rows);
+  const now = Date.now();
+  const rows = sinks.map((k) => [k.tag, k.type, sinkState(k), count(k.pending), count(k.total_delivered), count(k.total_failed), lastError(k, now)]);
+  return table(['sink', 'type', 'state', 'pending', 'delivered', 'failed', 'last_error'], rows);
 }
 
 /**
  * `weir status`: the node at a glance, one fact per line in units (uptime, memory,
- * flow counts, traffic), then the event sinks as a table. `--json` prints the node's
- * status object as it is, for scripts.
+ * flow counts, traffic), then the event sinks as a table. `--json` prints the same
+ * facts for scripts: the node's status object, with `stats` (flows, traffic) and `sinks`.
  */
 export async function statusCommand(flags: ClientFlags): Promise<number> {
-  const runtime = (await callNode(flags, { op: 'status' })) as RuntimeView;
-  if (flags.json) {
-    printJson(runtime);
-    return EXIT.ok;
-  }
-  const [stats, sinks] = await Promise.all([
+  const [runtime, stats, sinks] = await Promise.all([
+    callNode(flags, { op: 'status' }) as Promise<RuntimeView>,
     callNode(flags, { stats: {} }) as Promise<StatsSnapshot>,
     callNode(flags, { op: 'sinks' }) as Promise<ConnectorState[]>,
   ]);
+  if (flags.json) {
+    printJson({ ...runtime, stats, sinks });
+    return EXIT.ok;
+  }
   process.stdout.write(`${keyValues(facts(runtime, stats))}\n${sinkTable(sinks)}`);
   return EXIT.ok;
 }

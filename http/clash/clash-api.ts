@@ -4,7 +4,7 @@ import express, { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import type { KeyCheck } from '../common/bearer-key.js';
+import type { ControlAuth } from '../auth/control-auth.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
 import { clashAuth } from './clash-auth.js';
 import { clashCors } from './clash-cors.js';
@@ -23,7 +23,8 @@ import { ruleRoutes } from './rule-routes.js';
 import { streamRoutes } from './stream-routes.js';
 
 export interface ClashApiOptions {
-  check: KeyCheck;
+  /** The listener's one key check. */
+  auth: ControlAuth;
   /** Shared with weir's own streams: one count of live subscribers. */
   slots: SubscriberSlots;
   maxBodyBytes: number;
@@ -52,15 +53,17 @@ export function clashApi(ops: ControlOps, opts: ClashApiOptions): ClashApi {
   const views = { ops, history, global };
   const src = { sampler, logLines$: opts.logLines$ };
   const api = Router();
-  api.use(clashCors, clashAuth(opts.check));
+  api.use(clashCors, clashAuth(opts.auth));
   // Dashboards send JSON as text/plain too (metacubexd's select): every body is read as JSON.
   api.use(express.json({ limit: opts.maxBodyBytes, type: () => true, strict: false }));
   api.use(metaRoutes(ops), configRoutes(ops, global), proxyRoutes(views), groupRoutes(views));
   api.use(ruleRoutes(ops), connectionRoutes(ops, sampler), streamRoutes(src, opts.slots));
   api.use(clashNotFound, clashErrorHandler(opts.log));
   const router = Router();
-  router.use((req, res, next) => (isClashPath(req.path) ? api(req, res, next) : next()));
-  const ws = clashWs(src, opts.check, opts.slots, opts.log);
+  // Leaves this router for weir's own paths; `api` stays a layer of it, so its routes can be listed.
+  router.use((req, _res, next) => next(isClashPath(req.path) ? undefined : 'router'));
+  router.use(api);
+  const ws = clashWs(src, opts.auth, opts.slots, opts.log);
   return {
     router,
     upgrade(req, socket, head) {

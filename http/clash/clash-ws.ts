@@ -2,9 +2,9 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { KeyCheck } from '../common/bearer-key.js';
+import type { ControlAuth } from '../auth/control-auth.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
-import { upgradeAuthorized } from './clash-auth.js';
+import { clashRefusal, upgradeRefusal } from './clash-auth.js';
 import { ClashError } from './clash-errors.js';
 import { CLASH_BEHIND_BYTES, feedClash } from './clash-feed.js';
 import type { ClashStreamPath } from './clash-paths.js';
@@ -37,7 +37,7 @@ export interface ClashWs {
  * Dashboards open them from any origin (browsers do not CORS-check a WebSocket), with
  * the key as `?token=`. Each holds a place among the live subscribers.
  */
-export function clashWs(src: StreamSources, check: KeyCheck, slots: SubscriberSlots, log: Logger): ClashWs {
+export function clashWs(src: StreamSources, auth: ControlAuth, slots: SubscriberSlots, log: Logger): ClashWs {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
   const serve = (ws: WebSocket, socket: Duplex, path: ClashStreamPath, messages$: ReturnType<typeof clashStream>): void => {
     const sub = feedClash(messages$, {
@@ -56,7 +56,11 @@ export function clashWs(src: StreamSources, check: KeyCheck, slots: SubscriberSl
   return {
     handleUpgrade(req, socket, head, path, url) {
       socket.on('error', () => socket.destroy());
-      if (!upgradeAuthorized(check, req, url)) return refuse(socket, 401, 'Unauthorized');
+      const refusal = upgradeRefusal(auth, req, url);
+      if (refusal) {
+        const { status, message, headers } = clashRefusal(refusal);
+        return refuse(socket, status, message, headers);
+      }
       let messages$: ReturnType<typeof clashStream>;
       try {
         messages$ = clashStream(path, url.searchParams, src);

@@ -1,5 +1,7 @@
 import { Router } from 'express';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { bodyFields, readable, write, type NamedParamsRequest } from '../auth/route-scope.js';
+import { clashFace } from './clash-auth.js';
 import { BODY_INVALID, ClashError } from './clash-errors.js';
 import type { GlobalChoice } from './global-choice.js';
 import { clashLevelOf, clashLevelParam, weirLevelOf } from './log-lines.js';
@@ -44,11 +46,13 @@ function stringField(body: Record<string, unknown>, name: string): string | unde
  * send (ports, allow-lan, tun...) are accepted and left alone, as weir has no such switch.
  */
 export function configRoutes(ops: ControlOps, global: GlobalChoice): Router {
+  const face = clashFace(ops.audit);
   const r = Router();
-  r.get('/configs', (_req, res) => {
+  r.get('/configs', readable(), (_req, res) => {
     res.json(generalConfig(ops, global));
   });
-  r.patch('/configs', (req, res) => {
+  const patched = (req: NamedParamsRequest): Record<string, unknown> => ({ mode: bodyFields(req.body)['mode'], log_level: bodyFields(req.body)['log-level'] });
+  r.patch('/configs', ...write(face, 'configs.patch', patched, (req, res) => {
     const body: unknown = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ClashError(400, BODY_INVALID);
     const fields = body as Record<string, unknown>;
@@ -58,10 +62,10 @@ export function configRoutes(ops: ControlOps, global: GlobalChoice): Router {
     if (mode !== undefined) global.setMode(mode);
     if (level !== undefined) ops.setLogLevel(weirLevelOf(level));
     res.status(204).end();
-  });
+  }));
   // Reloading from a YAML payload or path is mihomo's; weir reloads with `weir reload` or config.apply.
-  r.put('/configs', () => {
+  r.put('/configs', ...write(face, 'config.reload', () => ({}), () => {
     throw new ClashError(400, 'weir takes no Clash config; use weir reload or POST /api/v1/config/apply');
-  });
+  }));
   return r;
 }

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { ControlError } from '../../actors/control/control-error.js';
 import type { ControlOps } from '../../actors/control/control-ops.js';
+import { readable, write } from '../auth/route-scope.js';
+import { clashFace } from './clash-auth.js';
 import type { ClashSampler } from './clash-sampler.js';
 
 /**
@@ -9,21 +11,22 @@ import type { ClashSampler } from './clash-sampler.js';
  * too: dashboards close what they saw a second ago.
  */
 export function connectionRoutes(ops: ControlOps, sampler: ClashSampler): Router {
+  const face = clashFace(ops.audit);
   const r = Router();
-  r.get('/connections', async (_req, res) => {
+  r.get('/connections', readable(), async (_req, res) => {
     res.type('application/json').send(await sampler.now().connectionsJson());
   });
-  r.delete('/connections', (_req, res) => {
+  r.delete('/connections', ...write(face, 'flows.close_all', () => ({}), (_req, res) => {
     ops.closeAllFlows();
     res.status(204).end();
-  });
-  r.delete('/connections/:id', (req, res) => {
+  }));
+  r.delete('/connections/:id', ...write(face, 'flows.close', (req) => ({ flow_id: req.params.id }), (req, res) => {
     try {
       ops.closeFlow(req.params.id);
     } catch (err) {
       if (!(err instanceof ControlError && err.code === 'FLOW_NOT_FOUND')) throw err;
     }
     res.status(204).end();
-  });
+  }));
   return r;
 }

@@ -6,14 +6,21 @@ export const GLOBAL = 'GLOBAL';
 
 export type ClashMode = 'rule' | 'global' | 'direct';
 
+type WeirMode = ReturnType<ControlOps['mode']>;
+
 /**
  * Clash's three modes over weir's two: `global` and `direct` are both weir's global
  * mode, `direct` with a direct outbound as the target. The GLOBAL selector's choice is
  * weir's global target; chosen in rule mode, it is kept for the next switch to global.
  * Every change goes through ControlOps.setMode, as `weir mode` does.
+ *
+ * The mode a Clash client set is kept as it set it while weir's mode stays what that
+ * made it: `global` whose GLOBAL is a direct outbound stays `global`, as in mihomo.
+ * Once weir's mode changes otherwise (`weir mode`), it is read from weir's again.
  */
 export class GlobalChoice {
   private chosen: string | null = null;
+  private set: { clash: ClashMode; weir: WeirMode } | null = null;
 
   constructor(private readonly ops: ControlOps) {}
 
@@ -24,6 +31,7 @@ export class GlobalChoice {
 
   mode(): ClashMode {
     const { mode, global_target } = this.ops.mode();
+    if (this.set && this.set.weir.mode === mode && this.set.weir.global_target === global_target) return this.set.clash;
     if (mode === 'rule') return 'rule';
     return this.isDirect(global_target) ? 'direct' : 'global';
   }
@@ -45,7 +53,7 @@ export class GlobalChoice {
     if (!this.ops.routing().outbounds.some((o) => o.tag === member)) {
       throw new ClashError(400, `Selector update error: no outbound "${member}"`);
     }
-    if (this.mode() === 'global') this.ops.setMode('global', member);
+    if (this.mode() === 'global') this.apply('global', member);
     this.chosen = member;
   }
 
@@ -54,13 +62,19 @@ export class GlobalChoice {
     const mode = requested.toLowerCase();
     // Leaving global mode keeps its target as GLOBAL's choice for the way back.
     if (this.mode() === 'global') this.chosen = this.now();
-    if (mode === 'rule') this.ops.setMode('rule');
-    else if (mode === 'global') this.ops.setMode('global', this.now());
+    if (mode === 'rule') this.apply('rule', null);
+    else if (mode === 'global') this.apply('global', this.now());
     else if (mode === 'direct') {
       const direct = this.firstDirect();
       if (direct === undefined) throw new ClashError(400, 'mode direct needs an outbound of type direct');
-      this.ops.setMode('global', direct);
+      this.apply('direct', direct);
     } else throw new ClashError(400, `mode must be one of ${this.modes().join(', ')}`);
+  }
+
+  /** Sets weir's mode for the Clash mode `clash`, and remembers which Clash mode it stands for. */
+  private apply(clash: ClashMode, target: string | null): void {
+    const weir = clash === 'rule' ? this.ops.setMode('rule') : this.ops.setMode('global', target);
+    this.set = { clash, weir };
   }
 
   private firstDirect(): string | undefined {

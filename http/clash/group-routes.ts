@@ -1,4 +1,6 @@
 import { Router } from 'express';
+import { readable, write } from '../auth/route-scope.js';
+import { clashFace } from './clash-auth.js';
 import { ClashError } from './clash-errors.js';
 import { delayQuery, healthyDelays } from './delay-test.js';
 import { clashProxies, type ClashProxy, type ProxyViews } from './proxy-views.js';
@@ -22,14 +24,16 @@ function groupNamed(views: ProxyViews, name: string): ClashProxy {
  * probes each member with the query's url, changing nothing.
  */
 export function groupRoutes(views: ProxyViews): Router {
+  const face = clashFace(views.ops.audit);
   const r = Router();
-  r.get('/group', (_req, res) => {
+  r.get('/group', readable(), (_req, res) => {
     res.json({ proxies: groups(views) });
   });
-  r.get('/group/:name', (req, res) => {
+  r.get('/group/:name', readable<{ name: string }>(), (req, res) => {
     res.json(groupNamed(views, req.params.name));
   });
-  r.get('/group/:name/delay', async (req, res) => {
+  // A delay test dials (a url_test group's is a manual round): scope operate, as a probe.
+  r.get('/group/:name/delay', ...write(face, 'policies.probe', (req) => ({ tag: req.params.name }), async (req, res) => {
     const query = delayQuery(req.query);
     const group = groupNamed(views, req.params.name);
     if (group.type === 'URLTest') {
@@ -44,6 +48,6 @@ export function groupRoutes(views: ProxyViews): Router {
       }),
     );
     res.json(healthyDelays(members));
-  });
+  }));
   return r;
 }

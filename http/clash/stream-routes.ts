@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { readable } from '../auth/route-scope.js';
 import type { SubscriberSlots } from '../events/subscriber-slots.js';
 import { sendMessage } from './clash-errors.js';
 import { CLASH_BEHIND_BYTES, feedClash } from './clash-feed.js';
@@ -29,6 +30,6 @@ export function streamRoutes(src: StreamSources, slots: SubscriberSlots): Router
     });
     res.once('close', () => sub.unsubscribe());
   };
-  for (const path of ['/traffic', '/memory', '/logs'] as const) r.get(path, serve(path));
+  for (const path of ['/traffic', '/memory', '/logs'] as const) r.get(path, readable(), serve(path));
   return r;
 }

@@ -3,7 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ControlOps } from '../../actors/control/control-ops.js';
-import { bearerToken, keyRefusal, type KeyCheck } from '../common/bearer-key.js';
+import type { ControlAuth } from '../auth/control-auth.js';
+import { bearerToken } from '../common/bearer-key.js';
 import { PROBLEM_CONTENT_TYPE, problem, problemFor, type Problem } from '../common/problem.js';
 import { streamParams, type StreamParams } from '../common/query-params.js';
 import { wsMessage, wsSlowConsumerReason } from './encoders.js';
@@ -69,7 +70,7 @@ export interface WsEvents {
  * WebSocket, so the key may also come as `?token=`. A replay gap is a header of the
  * 101 answer: every message is an envelope, and stays one.
  */
-export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits, slots: SubscriberSlots, log: Logger): WsEvents {
+export function wsEvents(ops: ControlOps, auth: ControlAuth, limits: StreamLimits, slots: SubscriberSlots, log: Logger): WsEvents {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
   // Headers of a 101 beyond ws's own, by request; ws asks for them while it answers.
   const upgradeHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
@@ -104,8 +105,8 @@ export function wsEvents(ops: ControlOps, check: KeyCheck, limits: StreamLimits,
       if (!url) return refuse(problem('BAD_REQUEST', 'the request target is not a valid URL'));
       if (url.pathname !== WS_PATH) return refuse(problem('NOT_FOUND', `no WebSocket at ${url.pathname}`));
       const presented = bearerToken(req.headers.authorization) ?? url.searchParams.get('token') ?? undefined;
-      const refusal = keyRefusal(check, presented);
-      if (refusal !== null) return refuse(problem('UNAUTHORIZED', refusal.detail), { 'WWW-Authenticate': refusal.challenge });
+      const { refusal } = auth.check(presented, req.socket.remoteAddress);
+      if (refusal) return refuse(problem(refusal.code, refusal.detail), refusal.headers);
       let params: StreamParams;
       try {
         const lastEventId = req.headers['last-event-id'];

@@ -4,6 +4,9 @@ import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { FlowRecord } from '../../streams/contract.js';
 import { totalsCounter } from './totals-counter.js';
 
+/** Outbound types that pick another outbound: a flow's leaf is never one of them. */
+const POLICY_TYPES = new Set(['selector', 'url_test']);
+
 /** The outbound label of a flow not routed yet. */
 const NONE = 'none';
 
@@ -24,6 +27,9 @@ export function flowMetrics(registry: Registry, ops: ControlOps): Subscription {
     registers: [registry],
     collect() {
       this.reset();
+      // Every inbound and leaf outbound has a sample, 0 when idle: a panel shows 0, not "No data".
+      const leaves = ops.routing().outbounds.filter((o) => !POLICY_TYPES.has(o.type));
+      for (const inbound of ops.inboundTags()) for (const o of leaves) this.set({ inbound, outbound: o.tag }, 0);
       for (const r of ops.activeFlows()) this.inc({ inbound: r.inbound.tag, outbound: outboundOf(r) });
     },
   });

@@ -6,6 +6,7 @@ import { flowMetrics } from './flow-metrics.js';
 import { outboxMetrics } from './outbox-metrics.js';
 import { sinkMetrics } from './sink-metrics.js';
 import { streamMetrics } from './stream-metrics.js';
+import { holdEventLoopWindow } from './event-loop-window.js';
 
 /** prom-client defaults that are gauges with a `_total` suffix. */
 const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -26,6 +27,7 @@ export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots, ipcSubscrib
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters, which promtool refuses: the rest of the default set stays.
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
+  holdEventLoopWindow(registry);
   const flows = flowMetrics(registry, ops);
   const streams = streamMetrics(registry, ops, slots, ipcSubscribers);
   sinkMetrics(registry, ops);

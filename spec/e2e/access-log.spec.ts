@@ -118,7 +118,7 @@ test('log.access set to false by a reload takes effect for the next flows', asyn
     const config = JSON.parse(fs.readFileSync(node.configPath, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(node.configPath, JSON.stringify({ ...config, log: { level: 'info', access: false } }));
     process.kill(node.pid, 'SIGHUP');
-    const reloaded = (): Record<string, unknown> | undefined => logLines(node.stdout()).find((l) => l['msg'] === 'configuration reloaded');
+    const reloaded = (): Record<string, unknown> | undefined => logLines(node.stdout()).find((l) => String(l['msg']).startsWith('configuration reloaded'));
     const applied = (await waitFor(reloaded, 10_000, 'the reload'))['applied'] as { changed: boolean; restart_required: string[] };
     assert.equal([applied.changed, applied.restart_required], [true, []], 'log.access is hot and a change');
     await threeFlows(origin, port);

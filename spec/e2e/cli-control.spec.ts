@@ -54,13 +54,13 @@ test('status reads at a glance: one fact per line in units, then the sinks as a 
   // At least the 2 KiB body came down: the traffic is in units, not raw bytes.
   assert.match(value('traffic'), /^[\d.]+ (B|KiB) up, \d+\.\d (KiB|MiB) down$/);
   const [header, row, ...more] = sinks!.trimEnd().split('\n').map((l) => l.split(/ {2,}/));
-  assert.equal([header, row?.slice(0, 2), row?.slice(4), more], [
-    ['SINK', 'TYPE', 'PENDING', 'DELIVERED', 'FAILED', 'LAST_ERROR'],
-    ['archive', 'jsonl'],
+  assert.equal([header, row?.slice(0, 3), row?.slice(5), more], [
+    ['SINK', 'TYPE', 'STATE', 'PENDING', 'DELIVERED', 'FAILED', 'LAST_ERROR'],
+    ['archive', 'jsonl', 'ok'],
     ['0', '-'],
     [],
   ]);
-  assert.ok(row!.slice(2, 4).every((n) => /^[\d,]+$/.test(n)), row!.join(' '));
+  assert.ok(row!.slice(3, 5).every((n) => /^[\d,]+$/.test(n)), row!.join(' '));
 });
 
 test('weir --version prints the version status reports: package version and build commit', async () => {

@@ -44,10 +44,14 @@ test('weir run refuses the file with the same position', async () => {
   assert.is(result.stderr, `${file}: invalid configuration (1 problem)\n  ${file} ${WHERE}\n`);
 });
 
-test('a client command given the file with -c names the position too', async () => {
+test('a client command given the file with -c still looks for the node, and names the position when none answers', async () => {
   const file = write('trailing-client.json', TRAILING_COMMA);
   const result = await runWeir(['status', '-c', file]);
-  assert.equal([result.code, result.stderr], [1, `weir: ${file} ${WHERE}\n`]);
+  const socket = path.join(dir, 'state', 'weir.sock');
+  assert.equal(
+    [result.code, result.stderr],
+    [3, `weir: the node is not running (no IPC socket at ${socket}; a node started with a config file: add -c FILE, or --ipc PATH)\n${file} ${WHERE}; only its state_dir and ipc were looked for\n`],
+  );
 });
 
 test('an early end of the file has its position, and the secret before it is not quoted', async () => {

@@ -6,6 +6,9 @@ import * as assert from 'uvu/assert';
 import { writeConnectorState } from '../../actors/sinks/connector-state-file.js';
 import { runWeir } from '../support/weir-bin.js';
 
+/** What every "not running" message adds: how to point the CLI at a node. */
+const HINT = 'a node started with a config file: add -c FILE, or --ipc PATH';
+
 let dir: string;
 
 test.before.each(() => {
@@ -35,14 +38,14 @@ function writeConfig(extra: Record<string, unknown> = {}): string {
 test('a client command with no node running exits 3 with a clear message', async () => {
   const socket = path.join(dir, 'none.sock');
   const result = await runWeir(['status', '--ipc', socket]);
-  assert.equal([result.code, result.stdout, result.stderr], [3, '', `weir: the node is not running (no IPC socket at ${socket})\n`]);
+  assert.equal([result.code, result.stdout, result.stderr], [3, '', `weir: the node is not running (no IPC socket at ${socket}; ${HINT})\n`]);
 });
 
 test('-c finds the socket in the config state dir, and control.ipc when it is set', async () => {
   const byStateDir = await runWeir(['flows', '-c', writeConfig()]);
-  assert.equal([byStateDir.code, byStateDir.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'var', 'weir.sock')})\n`]);
+  assert.equal([byStateDir.code, byStateDir.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'var', 'weir.sock')}; ${HINT})\n`]);
   const byIpc = await runWeir(['policies', '-c', writeConfig({ control: { api_key: 'k-0123456789abcdef', ipc: 'run/n.sock' } })]);
-  assert.equal([byIpc.code, byIpc.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'run', 'n.sock')})\n`]);
+  assert.equal([byIpc.code, byIpc.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'run', 'n.sock')}; ${HINT})\n`]);
 });
 
 test('WEIR_STATE_DIR moves the default socket', async () => {
@@ -50,7 +53,7 @@ test('WEIR_STATE_DIR moves the default socket', async () => {
   process.env['WEIR_STATE_DIR'] = dir;
   try {
     const result = await runWeir(['mode', 'rule']);
-    assert.equal([result.code, result.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'weir.sock')})\n`]);
+    assert.equal([result.code, result.stderr], [3, `weir: the node is not running (no IPC socket at ${path.join(dir, 'weir.sock')}; ${HINT})\n`]);
   } finally {
     if (previous === undefined) delete process.env['WEIR_STATE_DIR'];
     else process.env['WEIR_STATE_DIR'] = previous;

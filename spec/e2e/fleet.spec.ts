@@ -69,7 +69,7 @@ test('a node started while Redis is down appears once Redis is up; weir fleet sa
   await redis.kill9();
   const unreachable = await runWeir(['fleet', '--redis', redis.url]);
   assert.is(unreachable.code, 3);
-  assert.match(unreachable.stderr, 'Redis cannot be reached');
+  assert.is(unreachable.stderr, `weir: Redis at redis://127.0.0.1:${redis.port} is not reachable: ECONNREFUSED 127.0.0.1:${redis.port}\n`);
   const node = await fleetNode('edge-late', redis.url);
   try {
     await redis.restart();

@@ -34,7 +34,8 @@ const setup = fixture(
     const config = e2eConfig({
       stateDir,
       inbounds: [{ type: 'socks', tag: SOCKS.tag, listen: '127.0.0.1', port: 0 }],
-      rules: [{ ip_cidr: ['127.0.0.1/32'], outbound: 'block' }],
+      // no_resolve: the rule is for the literal (a name is routed as final), which only the hook sends via-hook.
+      rules: [{ ip_cidr: ['127.0.0.1/32'], no_resolve: true, outbound: 'block' }],
       // The hook is asked with the process behind the flow.
       route: { process_lookup: true },
     });

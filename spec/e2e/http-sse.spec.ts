@@ -48,7 +48,8 @@ test('a whitelist with one flow type gets the snapshot first', async () => {
 test('since resumes after a reconnect without gap or duplicate', async () => {
   const a = sse('?since=0');
   await streams.selectEvent();
-  await waitFor(() => a.frames.some((f) => f.event === 'policy.selected'), WAIT_MS, 'first events');
+  // The select's last event is its audit record, after policy.selected.
+  await waitFor(() => a.frames.some((f) => f.event === 'control.audit'), WAIT_MS, 'first events');
   a.close();
   const seen = a.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   const last = seen.at(-1)!;
@@ -60,8 +61,10 @@ test('since resumes after a reconnect without gap or duplicate', async () => {
   await waitFor(() => b.frames.findIndex((f) => f.event === 'flow.snapshot') < b.frames.length - 1, WAIT_MS, 'live after snapshot');
   const resumed = b.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   assertContiguous([...seen, ...resumed], 1);
-  const snap = b.envelopes.find((e) => e.event_type === 'flow.snapshot')!;
-  const replayed = b.envelopes.slice(0, b.envelopes.indexOf(snap)).map((e) => e.sequence);
+  // One parse of the frames: `envelopes` parses them anew on each read, so indexOf needs the same objects.
+  const envelopes = b.envelopes;
+  const snap = envelopes.find((e) => e.event_type === 'flow.snapshot')!;
+  const replayed = envelopes.slice(0, envelopes.indexOf(snap)).map((e) => e.sequence);
   assert.is(replayed.at(-1), snap.sequence, 'the replay reaches the watermark');
 });
 

@@ -40,7 +40,8 @@ test('no flow.snapshot when the whitelist has no flow types', async () => {
 test('since resumes after a reconnect without gap or duplicate', async () => {
   const a = ws('?since=0');
   await streams.selectEvent();
-  await waitFor(() => a.envelopes.some((e) => e.event_type === 'policy.selected'), WAIT_MS, 'first events');
+  // The select's last event is its audit record, after policy.selected.
+  await waitFor(() => a.envelopes.some((e) => e.event_type === 'control.audit'), WAIT_MS, 'first events');
   a.close();
   const seen = a.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   await streams.selectEvent();
@@ -48,7 +49,7 @@ test('since resumes after a reconnect without gap or duplicate', async () => {
   const b = ws(`?since=${seen.at(-1)}`, 'token');
   await waitFor(() => b.envelopes.some((e) => e.event_type === 'flow.snapshot'), WAIT_MS, 'snapshot after replay');
   await streams.selectEvent();
-  await waitFor(() => b.envelopes.at(-1)?.event_type === 'policy.selected', WAIT_MS, 'live after snapshot');
+  await waitFor(() => b.envelopes.at(-1)?.event_type === 'control.audit', WAIT_MS, 'live after snapshot');
   const resumed = b.envelopes.filter((e) => e.event_type !== 'flow.snapshot').map((e) => e.sequence);
   assertContiguous([...seen, ...resumed], 1);
 });

@@ -44,7 +44,10 @@ test('a receiver down for a while gets the whole backlog when it is back; failed
     assert.is(offline.code, 0, offline.stderr);
     const hook = (JSON.parse(offline.stdout) as Record<string, unknown>[]).find((s) => s['tag'] === 'hook');
     // Read from the outbox itself: the same as the live state the node showed last.
-    assert.equal(hook, { ...drained, state_known: true });
+    // last_delivered_at_unix_ms is of the running node only.
+    const { last_delivered_at_unix_ms: deliveredAt, ...persisted } = drained;
+    assert.ok(typeof deliveredAt === 'number' && deliveredAt > drained.last_error!.at_unix_ms, 'delivered after the outage');
+    assert.equal(hook, { ...persisted, state_known: true });
     assert.equal([drained.pending, drained.total_delivered], [0, 10]);
     for (const text of [...hn.bodies, offline.stdout, hn.node.stdout(), hn.node.stderr()]) assert.not.ok(text.includes(HOOK_TOKEN), 'no token');
   } finally {

@@ -6,6 +6,7 @@ import { ControlOps } from '../../actors/control/control-ops.js';
 import { buildInfo } from '../../actors/engine/build-info.js';
 import { Engine } from '../../actors/engine/engine.js';
 import { createLogger } from '../../actors/engine/logger.js';
+import type { ScopedRoute } from '../../http/auth/route-table.js';
 import { startHttpControl, type HttpControlOptions } from '../../http/control-server.js';
 import { WAIT_MS } from './far-bound.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
@@ -28,6 +29,10 @@ export interface TestNode {
   secrets: string[];
   /** Only in-process: lets a spec publish events in bulk. */
   engine: Engine;
+  /** The keys of `NodeOptions.scopedKeys` by scope: a read key, an operate key and an admin key (not api_key). */
+  keys: { read: string; operate: string; admin: string };
+  /** Every route of the control listener with its scope (HttpControl.routes). */
+  routes(): ScopedRoute[];
   /** Every response body read through `api`. */
   bodies: string[];
   api(urlPath: string, init?: ApiInit): Promise<ApiResponse>;
@@ -57,6 +62,7 @@ export interface NodeOptions {
   healthRequiresKey?: boolean;
   maxBodyBytes?: number;
   streamLimits?: HttpControlOptions['streamLimits'];
+  authThrottle?: HttpControlOptions['authThrottle'];
   /** Probe URL of the url_test group `auto` (member `direct`). */
   probeUrl?: string;
 }
@@ -65,6 +71,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
   // Removed at exit, not by stop(): the logger may still be opening its file in it.
   const dir = tempDir('weir-http-');
   const apiKey = `key-${randomBytes(18).toString('hex')}`;
+  const keys = { read: `read-${randomBytes(12).toString('hex')}`, operate: `operate-${randomBytes(12).toString('hex')}`, admin: `admin-${randomBytes(12).toString('hex')}` };
   const password = `pw-${randomBytes(12).toString('hex')}`;
   const source = new ConfigSource(null, dir, {
     node: { id: 'http-spec', state_dir: dir },
@@ -72,6 +79,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     control: {
       listen: '127.0.0.1:0',
       api_key: apiKey,
+      keys: (['read', 'operate', 'admin'] as const).map((scope) => ({ id: `${scope}-key`, key: keys[scope], scope })),
       health_requires_key: opts.healthRequiresKey ?? true,
       max_body_bytes: opts.maxBodyBytes ?? 4096,
     },
@@ -96,6 +104,7 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => {
       log.level = level;
     },
@@ -103,6 +112,8 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
   const http = await startHttpControl(ops, {
     listen: { host: '127.0.0.1', port: 0 },
     apiKey: config.control.api_key,
+    keys: config.control.keys,
+    ...(opts.authThrottle ? { authThrottle: opts.authThrottle } : {}),
     healthRequiresKey: config.control.health_requires_key,
     maxBodyBytes: config.control.max_body_bytes,
     logLines$: tap.lines$,
@@ -118,8 +129,10 @@ export async function startNode(opts: NodeOptions = {}): Promise<TestNode> {
     wsUrl: `ws://127.0.0.1:${port}`,
     apiKey,
     proxyUrl: `socks5h://alice:${password}@127.0.0.1:${socks.port}`,
-    secrets: [apiKey, password],
+    secrets: [apiKey, password, ...Object.values(keys)],
     engine,
+    keys,
+    routes: () => http.routes(),
     bodies,
     async api(urlPath, init = {}) {
       const headers: Record<string, string> = { ...init.headers };

@@ -16,14 +16,16 @@ export class SseClient {
   responseHeaders: Headers | null = null;
   private readonly es: EventSource;
 
-  constructor(url: string, opts: { key?: string | null; lastEventId?: string } = {}) {
+  /** `fetch` replaces the global one, e.g. an HTTPS fetch that trusts a test CA (httpsFetch). */
+  constructor(url: string, opts: { key?: string | null; lastEventId?: string; fetch?: typeof fetch } = {}) {
+    const get = opts.fetch ?? fetch;
     this.es = new EventSource(url, {
       fetch: (input, init) => {
         const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
         if (opts.key !== null && opts.key !== undefined) headers['authorization'] = `Bearer ${opts.key}`;
         // Only the first request: a reconnect sends the client's own Last-Event-ID.
         if (opts.lastEventId !== undefined && this.frames.length === 0) headers['last-event-id'] ??= opts.lastEventId;
-        return fetch(input, { ...init, headers }).then((res) => {
+        return get(input, { ...init, headers }).then((res) => {
           this.responseHeaders = res.headers;
           return res;
         });

@@ -47,6 +47,13 @@ export function assertFlow(flow: FlowLifecycle, expect: FlowExpectation): void {
   assertCompleted(completed, expect, last);
 }
 
+/** A flow refused before any dial: as assertFlow expects, with nothing on the outbound side and no resolved_ip. */
+export function assertUndialled(flow: FlowLifecycle, expect: FlowExpectation): void {
+  assertFlow(flow, expect);
+  const r = recordOf(flow.completed);
+  assert.equal([r.traffic.outbound_rx_bytes, r.traffic.outbound_tx_bytes, r.target.resolved_ip], [0, 0, undefined], 'nothing was dialled');
+}
+
 function assertCommon(flow: FlowLifecycle, e: JsonEnvelope, expect: FlowExpectation): void {
   const r = recordOf(e);
   assert.is(e.principal_key, expect.auth.principal_key, `${e.event_type}: envelope principal_key`);

@@ -51,6 +51,7 @@ export async function startIpcNode(opts: IpcNodeOptions = {}): Promise<IpcNode> 
     configSource: source,
     logFiles: log_files,
     getLogLevel: () => log.level,
+    log,
     setLogLevel: (level) => (log.level = level),
   });
   const ipc = await startIpcServer(ops, {

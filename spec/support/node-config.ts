@@ -15,6 +15,8 @@ export interface E2eConfigParts {
   flows?: Record<string, unknown>;
   /** More `route` fields (e.g. process_lookup). */
   route?: Record<string, unknown>;
+  /** The `dns` section (hosts, servers). */
+  dns?: Record<string, unknown>;
 }
 
 /** Where the JSONL sink of an e2eConfig writes: `<stateDir>/events.jsonl`. */
@@ -35,6 +37,7 @@ export function e2eConfig(parts: E2eConfigParts): Record<string, unknown> {
     inbounds: parts.inbounds,
     outbounds: [{ type: 'direct', tag: 'direct' }, { type: 'block', tag: 'block' }, ...(parts.outbounds ?? [])],
     route: { mode: 'rule', rules: parts.rules ?? [], final: 'direct', ...parts.route },
+    ...(parts.dns ? { dns: parts.dns } : {}),
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: eventsPath(parts.stateDir) }],
   };
 }

@@ -18,7 +18,7 @@ export interface OriginConnection {
 
 export interface Origin {
   port: number;
-  /** `http://127.0.0.1:<port><path>` */
+  /** `http://<host>:<port><path>` */
   url(path: string): string;
   connections(): OriginConnection[];
   /** The connection that served `path` (exact request target); undefined if none did. */
@@ -27,7 +27,7 @@ export interface Origin {
 }
 
 /**
- * A local HTTP origin on 127.0.0.1 with answers of known size. Routes (any query is
+ * A local HTTP origin on 127.0.0.1 (or another loopback address `at.host`, on `at.port`) with answers of known size. Routes (any query is
  * ignored except where named, so tests can make each target unique):
  * - `/bytes/N`: 200 with an N-byte body;
  * - `/silent`: 200 and a 6-byte chunk, then nothing, never ending;
@@ -35,7 +35,8 @@ export interface Origin {
  * - `/upload`: reads the whole request body, then 200 with its length as the body
  *   (an `Expect: 100-continue` is answered 100 Continue first, by Node).
  */
-export async function startOrigin(): Promise<Origin> {
+export async function startOrigin(at: { host?: string; port?: number } = {}): Promise<Origin> {
+  const host = at.host ?? '127.0.0.1';
   const conns: { socket: net.Socket; info: OriginConnection }[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://origin');
@@ -74,13 +75,16 @@ export async function startOrigin(): Promise<Origin> {
   // one by one, which on a loaded machine takes that long) must stay until it closes them.
   server.headersTimeout = 0;
   server.requestTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port ?? 0, host, resolve);
+  });
   // A spec that failed before close() must not keep the runner alive.
   server.unref();
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    url: (path) => `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
     connections: () => conns.map((c) => c.info),
     connectionFor: (path) => conns.find((c) => c.info.paths.includes(path))?.info,
     close: () =>

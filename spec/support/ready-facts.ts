@@ -24,7 +24,7 @@ export function readyPorts(output: string, tags: readonly string[]): ReadyPorts 
     if (port === undefined) throw new Error(`the ready line names no port for inbound "${tag}": ${line}`);
     inbounds[tag] = Number(port);
   }
-  const controlUrl = /; control (http:\/\/\S+)\/api\/v1(?:;|$)/.exec(line)?.[1];
+  const controlUrl = /; control (https?:\/\/\S+)\/api\/v1(?:;|$)/.exec(line)?.[1];
   if (controlUrl === undefined) throw new Error(`the ready line names no control plane: ${line}`);
   return { inbounds, controlUrl };
 }

@@ -23,6 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors/engine'],
   ['actors/control'],
   ['actors/fleet', 'http/common'],
+  ['http/auth', 'http/tls'],
   ['http/events', 'ipc'],
   ['http/clash', 'http/metrics', 'http/routes'],
   ['http'],

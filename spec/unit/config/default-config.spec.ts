@@ -39,7 +39,7 @@ test('the built-in default parses with the generated key', () => {
     { type: 'direct', tag: 'direct' },
     { type: 'block', tag: 'block' },
   ]);
-  assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct', sniff: true, sniff_timeout_ms: 300, process_lookup: false });
+  assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct', sniff: true, sniff_timeout_ms: 300, block_private: false, process_lookup: false });
   assert.equal(config.event_sinks, [
     {
       type: 'jsonl',

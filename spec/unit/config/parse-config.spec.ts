@@ -48,7 +48,8 @@ test('fills every default of a minimal config', () => {
   assert.is(config.redis, undefined);
   assert.equal(config.flows, { idle_timeout_s: 300, connect_timeout_ms: 10_000, handshake_timeout_ms: 10_000, history_size: 1000 });
   assert.equal(config.inbounds, []);
-  assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct', sniff: true, sniff_timeout_ms: 300, process_lookup: false });
+  assert.equal(config.route, { mode: 'rule', rules: [], final: 'direct', sniff: true, sniff_timeout_ms: 300, block_private: false, process_lookup: false });
+  assert.equal(config.dns, { hosts: {} });
   assert.equal(config.event_sinks, []);
   assert.equal(config.outbox, { max_bytes: 1_073_741_824, min_free_bytes: 268_435_456 });
 });

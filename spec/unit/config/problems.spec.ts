@@ -122,7 +122,7 @@ test('collects schema and reference problems of one document in one result', () 
     'inbounds[0].users[0].password: environment variable ALICE_PW is not set',
     'route.rules[0].ip_cidr[0]: must be an IP address or CIDR block',
     'event_sinks[1].token: environment variable BILLING_TOKEN is not set',
-    'bogus: unknown key (allowed: $schema, node, log, control, redis, flows, inbounds, outbounds, route, ipc_hook, event_sinks, outbox)',
+    'bogus: unknown key (allowed: $schema, node, log, control, redis, flows, inbounds, outbounds, route, dns, ipc_hook, event_sinks, outbox)',
     'outbounds[7].tag: duplicate tag "block" (first used at outbounds[1])',
     'outbounds[5].members[3]: unknown tag "hop-c"',
   ]);

@@ -54,6 +54,7 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     freshSinks: () => Promise.resolve([]),
     setLogLevel: notHere,
     subscribe: (o) => resumeEvents(bus, () => [], { filter: typeFilter(o.types) }),
+    audit: () => {},
     ...overrides,
   };
 }

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { LookupAddress } from 'node:dns';
-import { dialableLookup } from '../../../actors/outbounds/dialable-target.js';
+import { TargetRefusedError } from '../../../actors/errors/flow-failure.js';
 import { DirectOutbound } from '../../../actors/outbounds/direct-outbound.js';
 import { failureOf } from './failure-of.js';
 import { greetingOrigin, readBytes } from './loopback.js';
@@ -39,14 +38,47 @@ test('never dials the unspecified address, which a connect takes for this host: 
   await origin.close();
 });
 
-test('a name is dialled at its addresses other than the unspecified one', async () => {
-  const lookup = (host: string): Promise<NodeJS.ErrnoException | string[]> =>
-    new Promise((resolve) => dialableLookup(host, { all: true }, (err, all) => resolve(err ?? (all as unknown as LookupAddress[]).map((a) => a.address))));
-  // getaddrinfo reads "0" as 0.0.0.0 without asking DNS: its only address is refused.
-  const refused = await lookup('0');
-  assert.instance(refused, Error);
-  assert.is((refused as NodeJS.ErrnoException).code, 'ENOTFOUND');
-  assert.ok((await lookup('localhost') as string[]).includes('127.0.0.1'));
+test('a name is dialled at its addresses other than the unspecified one; with only that, it fails DNS_FAILED', async () => {
+  const origin = await greetingOrigin(GREETING);
+  const sinkholed = new DirectOutbound('direct', async () => ['0.0.0.0', '127.0.0.1']);
+  const dial = await sinkholed.dial({ host: 'sinkholed.example', port: origin.port }, OPTS);
+  assert.is(dial.resolved_ip, '127.0.0.1');
+  dial.socket.destroy();
+  const only = await failureOf(new DirectOutbound('direct', async () => ['0.0.0.0']).dial({ host: 'blocked.example', port: origin.port }, OPTS));
+  assert.equal([only.code, only.stage], ['DNS_FAILED', 'resolve']);
+  await origin.close();
+});
+
+test('dials the addresses routing judged, and asks no resolver again', async () => {
+  const origin = await greetingOrigin(GREETING);
+  let asked = 0;
+  const direct = new DirectOutbound('direct', async () => {
+    asked++;
+    return ['127.0.0.2'];
+  });
+  const dial = await direct.dial({ host: 'rebind.example', port: origin.port }, { ...OPTS, addresses: async () => ['127.0.0.1'] });
+  assert.equal([dial.resolved_ip, asked], ['127.0.0.1', 0]);
+  dial.socket.destroy();
+  await origin.close();
+});
+
+test('with refusePrivate, a literal or a name with any private address is refused, TargetRefusedError TARGET_PRIVATE, before a connect', async () => {
+  const origin = await greetingOrigin(GREETING);
+  const cases: [string, string[], string, string][] = [
+    ['127.0.0.1', [], '127.0.0.1', '127.0.0.1 is a loopback address (route.block_private)'],
+    ['::ffff:7f00:1', [], '127.0.0.1', '127.0.0.1 is a loopback address (route.block_private)'],
+    ['db.example', ['10.0.0.7'], '10.0.0.7', 'db.example resolves to 10.0.0.7, which is a private address (route.block_private)'],
+    ['mixed.example', ['192.0.43.10', '169.254.169.254'], '169.254.169.254', 'mixed.example resolves to 169.254.169.254, which is a linkLocal address (route.block_private)'],
+  ];
+  for (const [host, addresses, refused, message] of cases) {
+    const failure = await failureOf(new DirectOutbound('direct', async () => addresses).dial({ host, port: origin.port }, { ...OPTS, refusePrivate: true }));
+    assert.instance(failure, TargetRefusedError, host);
+    assert.equal(failure.toFailure(), { stage: 'connect', code: 'TARGET_PRIVATE', message, remote: { host: refused, port: origin.port } }, host);
+  }
+  assert.is(origin.accepted, 0, 'nothing was dialled');
+  const allowed = await new DirectOutbound('direct').dial({ host: '127.0.0.1', port: origin.port }, { ...OPTS, refusePrivate: false });
+  allowed.socket.destroy();
+  await origin.close();
 });
 
 test.run();

@@ -57,7 +57,7 @@ test('routeContext writes IPv6 in RFC 5952 form without a zone, a mapped IPv4 ad
   assert.is(ctx('::1.2.3.4').ip, '::1.2.3.4');
 });
 
-test('a block rule on 127.0.0.0/8 or localhost is not bypassed by another spelling of the host', () => {
+test('a block rule on 127.0.0.0/8 or localhost is not bypassed by another spelling of the host', async () => {
   const router = new Router({
     mode: 'rule',
     rules: [
@@ -67,33 +67,33 @@ test('a block rule on 127.0.0.0/8 or localhost is not bypassed by another spelli
     final: 'direct',
   });
   for (const host of ['127.1', '2130706433', '0x7f000001', '0177.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:127.0.0.1']) {
-    assert.equal(router.decide(ctx(host)).matched_rule, { index: 1, condition: 'ip_cidr=127.0.0.0/8' }, host);
+    assert.equal((await router.decide(ctx(host))).matched_rule, { index: 1, condition: 'ip_cidr=127.0.0.0/8' }, host);
   }
   for (const host of ['LOCALHOST.', 'db.localhost.']) {
-    assert.equal(router.decide(ctx(host)).matched_rule, { index: 0, condition: 'domain_suffix=localhost' }, host);
+    assert.equal((await router.decide(ctx(host))).matched_rule, { index: 0, condition: 'domain_suffix=localhost' }, host);
   }
 });
 
-test('rule mode picks the first matching rule and reports its index and condition', () => {
+test('rule mode picks the first matching rule and reports its index and condition', async () => {
   const router = new Router({ mode: 'rule', rules: RULES, final: 'fallback' });
-  assert.equal(router.decide(ctx('x.ads.example')), {
+  assert.equal(await router.decide(ctx('x.ads.example')), {
     mode: 'rule',
     target: 'block',
     matched_rule: { index: 0, condition: 'domain_suffix=ads.example' },
   });
-  assert.equal(router.decide(ctx('10.2.3.4')), {
+  assert.equal(await router.decide(ctx('10.2.3.4')), {
     mode: 'rule',
     target: 'direct',
     matched_rule: { index: 1, condition: 'ip_cidr=10.0.0.0/8' },
   });
-  assert.equal(router.decide(ctx('www.example.com')), {
+  assert.equal(await router.decide(ctx('www.example.com')), {
     mode: 'rule',
     target: 'proxy',
     matched_rule: { index: 2, condition: 'domain_suffix=example.com && port=443' },
   });
 });
 
-test('an earlier rule wins over a later one that also matches', () => {
+test('an earlier rule wins over a later one that also matches', async () => {
   const router = new Router({
     mode: 'rule',
     rules: [
@@ -102,45 +102,106 @@ test('an earlier rule wins over a later one that also matches', () => {
     ],
     final: 'fallback',
   });
-  assert.equal(router.decide(ctx('a.io')).matched_rule, { index: 0, condition: 'port=443' });
+  assert.equal((await router.decide(ctx('a.io'))).matched_rule, { index: 0, condition: 'port=443' });
 });
 
-test('without a matching rule the flow goes to final with index -1 and condition final', () => {
+test('without a matching rule the flow goes to final with index -1 and condition final', async () => {
   const router = new Router({ mode: 'rule', rules: RULES, final: 'fallback' });
-  assert.equal(router.decide(ctx('www.example.com', 80)), {
+  assert.equal(await router.decide(ctx('www.example.com', 80)), {
     mode: 'rule',
     target: 'fallback',
     matched_rule: { index: -1, condition: 'final' },
   });
-  assert.equal(new Router({ mode: 'rule', rules: [], final: 'direct' }).decide(ctx('a.io')).matched_rule, {
+  assert.equal((await new Router({ mode: 'rule', rules: [], final: 'direct' }).decide(ctx('a.io'))).matched_rule, {
     index: -1,
     condition: 'final',
   });
 });
 
-test('global mode sends every flow to the global target, past the rules', () => {
+test('global mode sends every flow to the global target, past the rules', async () => {
   const router = new Router({ mode: 'global', globalTarget: 'hop-a', rules: RULES, final: 'fallback' });
   assert.equal(router.mode, { mode: 'global', global_target: 'hop-a' });
-  assert.equal(router.decide(ctx('x.ads.example')), {
+  assert.equal(await router.decide(ctx('x.ads.example')), {
     mode: 'global',
     target: 'hop-a',
     matched_rule: { index: -1, condition: 'global' },
   });
 });
 
-test('setMode switches between rule and global at run time', () => {
+test('setMode switches between rule and global at run time', async () => {
   const router = new Router({ mode: 'rule', rules: RULES, final: 'fallback' });
   assert.equal(router.mode, { mode: 'rule', global_target: null });
   router.setMode('global', 'hop-b');
   assert.equal(router.mode, { mode: 'global', global_target: 'hop-b' });
-  assert.is(router.decide(ctx('10.0.0.1')).target, 'hop-b');
+  assert.is((await router.decide(ctx('10.0.0.1'))).target, 'hop-b');
   router.setMode('rule', 'hop-b');
   assert.equal(router.mode, { mode: 'rule', global_target: null }, 'rule mode keeps no global target');
-  assert.equal(router.decide(ctx('10.0.0.1')), {
+  assert.equal(await router.decide(ctx('10.0.0.1')), {
     mode: 'rule',
     target: 'direct',
     matched_rule: { index: 1, condition: 'ip_cidr=10.0.0.0/8' },
   });
+});
+
+/** A lookup that answers `addresses` (or rejects ENOTFOUND for null) and counts its calls. */
+function answering(addresses: string[] | null): { calls: number; lookup: () => Promise<readonly string[]> } {
+  const counter = {
+    calls: 0,
+    lookup: () => {
+      counter.calls++;
+      return addresses ? Promise.resolve(addresses) : Promise.reject(Object.assign(new Error('no such name'), { code: 'ENOTFOUND' }));
+    },
+  };
+  return counter;
+}
+
+test('a name meets ip_cidr rules by its addresses, looked up once, when evaluation first reaches such a rule', async () => {
+  const router = new Router({
+    mode: 'rule',
+    rules: [
+      { domain_suffix: ['ads.example'], outbound: 'block' },
+      { ip_cidr: ['192.168.0.0/16'], outbound: 'lan' },
+      { ip_cidr: ['10.0.0.0/8'], outbound: 'direct' },
+    ],
+    final: 'proxy',
+  });
+  const domainRule = answering(['10.1.1.1']);
+  assert.is((await router.decide(ctx('x.ads.example'), domainRule.lookup)).target, 'block');
+  assert.is(domainRule.calls, 0, 'a domain rule decided before any ip_cidr rule: no lookup');
+  const ten = answering(['10.1.1.1']);
+  assert.equal(await router.decide(ctx('db.internal'), ten.lookup), { mode: 'rule', target: 'direct', matched_rule: { index: 2, condition: 'ip_cidr=10.0.0.0/8' } });
+  assert.is(ten.calls, 1, 'two ip_cidr rules, one lookup');
+  assert.is((await router.decide(ctx('10.2.2.2'), answering(null).lookup)).target, 'direct', 'a literal is its own address');
+});
+
+test('a name with several addresses matches an ip_cidr rule when any one of them is in it', async () => {
+  const router = new Router({ mode: 'rule', rules: [{ ip_cidr: ['127.0.0.0/8', '::1/128'], outbound: 'block' }], final: 'direct' });
+  assert.is((await router.decide(ctx('mixed.example'), answering(['192.0.43.10', '127.0.0.1']).lookup)).target, 'block');
+  assert.is((await router.decide(ctx('v6.example'), answering(['2001:db8::1', '::1']).lookup)).target, 'block');
+  assert.is((await router.decide(ctx('public.example'), answering(['192.0.43.10']).lookup)).target, 'direct');
+});
+
+test('a name that does not resolve meets no ip_cidr rule; no_resolve keeps a rule to IP literals', async () => {
+  const router = new Router({
+    mode: 'rule',
+    rules: [
+      { ip_cidr: ['127.0.0.0/8'], no_resolve: true, outbound: 'literal' },
+      { ip_cidr: ['0.0.0.0/0', '::/0'], outbound: 'any' },
+    ],
+    final: 'final',
+  });
+  assert.is((await router.decide(ctx('gone.example'), answering(null).lookup)).target, 'final');
+  assert.is((await router.decide(ctx('localhost'), answering(['127.0.0.1']).lookup)).target, 'any');
+  assert.is((await router.decide(ctx('127.0.0.1'))).target, 'literal');
+  const noLookup = answering(['127.0.0.1']);
+  const literalOnly = new Router({ mode: 'rule', rules: [{ ip_cidr: ['127.0.0.0/8'], no_resolve: true, outbound: 'block' }], final: 'direct' });
+  assert.is((await literalOnly.decide(ctx('localhost'), noLookup.lookup)).target, 'direct');
+  assert.is(noLookup.calls, 0, 'a no_resolve rule asks for no lookup');
+});
+
+test('without a lookup (UDP) a name meets no ip_cidr rule', async () => {
+  const router = new Router({ mode: 'rule', rules: [{ ip_cidr: ['0.0.0.0/0'], outbound: 'block' }], final: 'direct' });
+  assert.is((await router.decide(ctx('localhost'))).target, 'direct');
 });
 
 test.run();

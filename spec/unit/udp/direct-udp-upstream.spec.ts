@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FlowFailureError } from '../../../actors/errors/flow-failure.js';
+import { FlowFailureError, TargetRefusedError } from '../../../actors/errors/flow-failure.js';
 import { encodeUdpHeader } from '../../../actors/socks5/socks5-wire.js';
 import { DirectUdpUpstream } from '../../../actors/udp/direct-udp-upstream.js';
 import { waitFor } from '../../support/wait-for.js';
@@ -167,6 +167,44 @@ test('reaches IPv4 and IPv6 destinations from one association', async () => {
   assert.equal(framed, expected.sort());
   upstream.close();
   await Promise.all([four.close(), six.close()]);
+});
+
+test('with refusePrivate, a private first destination refuses the opening: TargetRefusedError TARGET_PRIVATE', async () => {
+  const echo = await startUdpEcho();
+  for (const [first, resolve] of [
+    [{ host: '127.0.0.1', port: echo.port }, undefined],
+    [{ host: 'db.test', port: echo.port }, async () => '10.0.0.7'],
+  ] as const) {
+    try {
+      await DirectUdpUpstream.open(first, new UpstreamRecorder(), resolve, true);
+      assert.unreachable('open should be refused');
+    } catch (err) {
+      assert.instance(err, TargetRefusedError);
+      assert.is((err as TargetRefusedError).code, 'TARGET_PRIVATE');
+    }
+  }
+  assert.is(echo.sources.length, 0);
+  await echo.close();
+});
+
+test('with refusePrivate, a later datagram to a private address is a send failure and is not sent', async () => {
+  const echo = await startUdpEcho();
+  const events = new UpstreamRecorder();
+  // A public first destination: opening binds a socket and sends nothing to it.
+  const upstream = await DirectUdpUpstream.open({ host: '192.0.43.10', port: 53 }, events, undefined, true);
+  upstream.send({ host: '127.0.0.1', port: echo.port }, Buffer.from('lost'));
+  upstream.send({ host: '127.0.0.1', port: echo.port }, Buffer.from('lost again'));
+  assert.equal(
+    events.sendFailures.map((e) => [(e as TargetRefusedError).code, e.message]),
+    [
+      ['TARGET_PRIVATE', '127.0.0.1 is a loopback address (route.block_private)'],
+      ['TARGET_PRIVATE', '127.0.0.1 is a loopback address (route.block_private)'],
+    ],
+  );
+  assert.equal(events.sends, []);
+  assert.is(echo.sources.length, 0);
+  upstream.close();
+  await echo.close();
 });
 
 test.run();

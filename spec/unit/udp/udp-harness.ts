@@ -11,6 +11,7 @@ import { handleSocks5 } from '../../../actors/inbounds/socks5-session.js';
 import { buildOutbounds } from '../../../actors/outbounds/build-outbounds.js';
 import type { RuleSpec } from '../../../actors/router/rule-matcher.js';
 import { Router } from '../../../actors/router/router.js';
+import { systemLookup } from '../../../actors/net/target-resolver.js';
 import { waitFor } from '../../support/wait-for.js';
 
 export interface HarnessOptions {
@@ -52,6 +53,7 @@ export async function udpHarness(opts: HarnessOptions = {}): Promise<UdpHarness>
       table,
       router: new Router({ mode: 'rule', rules: opts.rules ?? [], final: opts.final ?? 'direct' }),
       outbounds: buildOutbounds(opts.outbounds ?? DIRECT_AND_BLOCK),
+      resolve: systemLookup,
       connectTimeoutMs: 2000,
       idleTimeoutMs,
       udpStats: stats,

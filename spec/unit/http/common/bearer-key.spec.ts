@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Secret } from '../../../../actors/config/secret.js';
-import { bearerToken, keyCheck, keyRefusal } from '../../../../http/common/bearer-key.js';
+import { bearerToken, controlKeys, keyRing } from '../../../../http/common/bearer-key.js';
 
 test('bearerToken reads the token of a Bearer header, the scheme in any case', () => {
   assert.is(bearerToken('Bearer abc.DEF-123'), 'abc.DEF-123');
@@ -19,30 +19,29 @@ test('bearerToken finds no token in a missing, empty, other-scheme or two-part h
   assert.is(bearerToken('Bearerabc'), undefined);
 });
 
-test('keyCheck accepts exactly the configured key', () => {
-  const check = keyCheck(new Secret('s3cret-key'));
-  assert.is(check('s3cret-key'), true);
-  assert.is(check('s3cret-keY'), false);
-  assert.is(check('s3cret-key '), false);
-  assert.is(check(''), false);
-  assert.is(check(undefined), false);
+const ring = keyRing([
+  { id: 'ops-console', key: new Secret('s3cret-key'), scope: 'operate' },
+  { id: 'grafana', key: new Secret('read-only-key'), scope: 'read' },
+]);
+
+test('keyRing names the caller of exactly a configured key, with its scope', () => {
+  assert.equal(ring('s3cret-key'), { key_id: 'ops-console', scope: 'operate' });
+  assert.equal(ring('read-only-key'), { key_id: 'grafana', scope: 'read' });
+  assert.is(ring('s3cret-keY'), null);
+  assert.is(ring('s3cret-key '), null);
+  assert.is(ring(''), null);
+  assert.is(ring(undefined), null);
 });
 
-test('keyCheck compares keys of any length without throwing', () => {
-  const check = keyCheck(new Secret('short'));
-  assert.is(check('x'.repeat(10_000)), false);
-  assert.is(check('é'), false);
+test('keyRing compares keys of any length without throwing', () => {
+  assert.is(ring('x'.repeat(10_000)), null);
+  assert.is(ring('é'), null);
 });
 
-test('keyRefusal tells a missing key from a wrong one and never echoes the key', () => {
-  const check = keyCheck(new Secret('right'));
-  assert.equal(keyRefusal(check, undefined), {
-    detail: 'send the API key as "Authorization: Bearer <key>"',
-    challenge: 'Bearer realm="weir"',
-  });
-  const wrong = keyRefusal(check, 'wrong-key-value');
-  assert.equal(wrong, { detail: 'the API key does not match', challenge: 'Bearer realm="weir", error="invalid_token"' });
-  assert.is(keyRefusal(check, 'right'), null);
+test('controlKeys makes control.api_key the admin key "api_key", before the scoped keys', () => {
+  const keys = controlKeys({ api_key: new Secret('admin-key-value'), keys: [{ id: 'grafana', key: new Secret('read-only-key'), scope: 'read' }] });
+  assert.equal(keys.map((k) => [k.id, k.scope]), [['api_key', 'admin'], ['grafana', 'read']]);
+  assert.equal(keyRing(keys)('admin-key-value'), { key_id: 'api_key', scope: 'admin' });
 });
 
 test.run();
