@@ -121,7 +121,11 @@ export class JournaledOutbox implements Outbox {
     if (this.closed || !this.journaling) return;
     this.moving ??= this.move()
       .catch(() => undefined)
-      .finally(() => (this.moving = null));
+      .finally(() => {
+        this.moving = null;
+        // An outage that began as the move ended found it still running.
+        this.startMoving();
+      });
   }
 
   /** Moves the journal into the queue until it is empty; appends go there again then. */
