@@ -22,7 +22,7 @@ export type IpcControl = Pick<
   | 'policies'
   | 'principals'
   | 'resetPrincipals'
-  | 'sinks'
+  | 'freshSinks'
   | 'setLogLevel'
   | 'subscribe'
   | 'applyConfig'
@@ -84,7 +84,7 @@ const OPERATIONS: Record<string, Operation> = {
   policies: (ops) => ops.policies(),
   principals: (ops) => ops.principals(),
   'principals.reset': (ops) => ops.resetPrincipals(),
-  sinks: (ops) => ops.sinks(),
+  sinks: (ops) => ops.freshSinks(),
   log_level: parsed(logLevelBody, (ops, f) => ops.setLogLevel(f.level)),
   // ControlOps validates the config sections, for REST and IPC alike.
   'config.apply': (ops, b) => ops.applyConfig(b),

@@ -67,7 +67,7 @@ function webhookSinkSchema(secret: SecretSchema) {
     delivery: z
       .enum(['node', 'external'])
       .default('node')
-      .describe('Who delivers the sink\'s Redis queue: the node itself ("node"), or `weir deliver` processes ("external"; needs `redis`). Events the node had to keep in its embedded outbox while Redis was unreachable are delivered by the node either way.'),
+      .describe('Who delivers the sink\'s Redis queue: the node itself ("node"), or `weir deliver` processes ("external"; needs `redis`). Events the node keeps in its outage journal while Redis does not answer are moved into the queue once it does, and delivered from there.'),
     timeout_ms: timerMsSchema(1).default(10_000).describe('Milliseconds before a POST counts as failed.'),
     retry_for_s: z
       .number()

@@ -1,17 +1,19 @@
 /**
  * The outbox of one sink: where the dispatcher durably keeps a sink's filtered
- * envelopes until the sink's connector has delivered them. Two stores implement it
- * (embedded LMDB in node.state_dir, BullMQ on Redis) and one contract suite
- * (spec/unit/outbox/outbox-contract.ts) holds both to the rules written here.
+ * envelopes until they are delivered. Two stores implement it (the embedded store in
+ * node.state_dir, BullMQ on Redis) and one contract suite (spec/unit/outbox/
+ * outbox-contract.ts) holds both to the rules written here.
  *
  * Delivery is at least once: an entry leaves the outbox only once delivered or
- * dead-lettered. Who delivers differs by store. The embedded store is a LeasedOutbox:
- * the node's own loop leases entries and settles each with `ack`, `retry` or
- * `deadLetter`; leases live in that process, and an entry leased by a consumer that
- * closed or died without settling it is pending again once the outbox is opened anew.
- * The Redis store is a BullMQ queue consumed by BullMQ Workers with a processor
- * (outbox/bullmq-delivery.ts), in the node or in `weir deliver` processes elsewhere:
- * BullMQ's locks and stalled-job recovery give back what a dead worker held.
+ * dead-lettered. Each sink has one delivery engine. Without Redis it is the embedded
+ * store, a LeasedOutbox: the node's own loop leases entries and settles each with
+ * `ack`, `retry` or `deadLetter`; leases live in that process, and an entry leased by
+ * a consumer that closed or died without settling it is pending again once the outbox
+ * is opened anew. With Redis it is a BullMQ queue consumed by BullMQ Workers with a
+ * processor (outbox/bullmq-delivery.ts), in the node or in `weir deliver` processes
+ * elsewhere: BullMQ's locks and stalled-job recovery give back what a dead worker
+ * held. What the node keeps on disk while Redis does not answer is an outage journal
+ * that it moves into the queue (outbox/journaled-outbox.ts); nothing delivers from it.
  */
 
 /** What the dispatcher appends: one envelope of the sink. */
@@ -126,12 +128,8 @@ export interface LeasedOutbox extends Outbox {
    * Entries that come back by `retry` or replay may be handed out after newer ones.
    */
   lease(max: number): Promise<OutboxEntry[]>;
-  /**
-   * Delivered: the leased entries leave the outbox and count in total_delivered (with
-   * `count` false they do not: their event was counted in another store). Unleased ids
-   * are ignored.
-   */
-  ack(ids: readonly string[], opts?: { count?: boolean }): Promise<void>;
+  /** Delivered: the leased entries leave the outbox and count in total_delivered. Unleased ids are ignored. */
+  ack(ids: readonly string[]): Promise<void>;
   /** A failed attempt of a leased entry: counts it, sets last_error, and makes it due again at `notBeforeUnixMs`. */
   retry(id: string, error: string, notBeforeUnixMs: number): Promise<void>;
   /** The last failed attempt of a leased entry: counts it, sets last_error, and moves the entry to the dead-letter set. */
@@ -139,18 +137,11 @@ export interface LeasedOutbox extends Outbox {
 }
 
 /**
- * The embedded store beside Redis: an event it delivered that Redis may hold too is
- * counted only once Redis says whether its copy was counted, and until then its count
- * is owed, kept in the store so that a kill -9 meanwhile does not lose it.
+ * A sink's outbox as the node opens it: the embedded store, which the node delivers
+ * itself, or the sink's BullMQ queue (with its outage journal), which BullMQ workers
+ * deliver.
  */
-export interface OwingOutbox extends LeasedOutbox {
-  /** Delivered as `ack`, but the count is owed: it waits for `settleOwed`, which may drop it. */
-  ackOwed(ids: readonly string[]): Promise<void>;
-  /** The ids acknowledged by `ackOwed` and not settled yet, oldest first. */
-  owed(): string[];
-  /** Settles the owed counts of `ids`: `counted` of them go into total_delivered, the rest are dropped. */
-  settleOwed(ids: readonly string[], counted: number): Promise<void>;
-}
+export type SinkOutbox = { store: 'embedded'; outbox: LeasedOutbox } | { store: 'redis'; outbox: Outbox };
 
 /** What becomes of an entry after a delivery attempt: delivered, due again at a time, or a dead letter. */
 export type EntrySettlement =

@@ -57,5 +57,12 @@ export interface Sink {
    * for (SinkMarks). Before its start a sink has taken nothing: it returns `lastSequence`.
    */
   keptThrough(lastSequence: number): number;
+  /** The state as last read: never waits (read every tick by the node's own bookkeeping). */
   state(): ConnectorState;
+  /**
+   * Someone (the API, status, a metrics scrape, the fleet presence) asks for the state:
+   * a sink whose state is costly to read (a Redis outbox) reads it now, once for many
+   * askers close together. Never rejects.
+   */
+  refreshState?(): Promise<void>;
 }

@@ -313,8 +313,15 @@ export class ControlOps {
     return { log_level: level };
   }
 
+  /** The sinks' states as last read (no wait). */
   sinks(): ConnectorState[] {
     return this.engine.sinks.map((s) => s.state());
+  }
+
+  /** The sinks' states, read now where a read costs (Redis: once a second for every asker). */
+  async freshSinks(): Promise<ConnectorState[]> {
+    await Promise.all(this.engine.sinks.map((s) => s.refreshState?.()));
+    return this.sinks();
   }
 
   /** config.apply: validates the body's sections all or nothing, persists them, applies them. */

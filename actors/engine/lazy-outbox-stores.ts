@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import type { WeirConfig } from '../config/schema.js';
-import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
+import type { OutboxOpenOptions, SinkOutbox } from '../contracts/outbox.js';
 import { openOutboxStores, type OutboxStoreEvents, type OutboxStores } from '../outbox/outbox-stores.js';
 
 export interface LazyOutboxStoresDeps {
@@ -25,7 +25,7 @@ export class LazyOutboxStores {
 
   constructor(private readonly deps: LazyOutboxStoresDeps) {}
 
-  async open(sink: string, opts?: OutboxOpenOptions): Promise<LeasedOutbox> {
+  async open(sink: string, opts?: OutboxOpenOptions): Promise<SinkOutbox> {
     this.opening ??= openOutboxStores(this.deps.config(), this.events()).then(
       (stores) => (this.stores = stores),
       (err: unknown) => {

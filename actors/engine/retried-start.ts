@@ -76,6 +76,10 @@ export class RetriedStart implements Sink {
     return this.started ? this.inner.state() : { ...this.inner.state(), last_error: this.lastError };
   }
 
+  async refreshState(): Promise<void> {
+    if (this.started) await this.inner.refreshState?.();
+  }
+
   private schedule(): void {
     this.timer = setTimeout(() => {
       this.timer = null;

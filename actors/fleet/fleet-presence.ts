@@ -1,22 +1,28 @@
 import { Redis } from 'ioredis';
 import { FLEET_FORGET_MS, FLEET_INDEX, PRESENCE_EVERY_MS, PRESENCE_TTL_MS, presenceKey, type PresenceRecord } from './presence-record.js';
 
+/** The fleet index drops nodes gone for FLEET_FORGET_MS at one write in this many: the trim need not be timely. */
+const TRIM_EVERY_WRITES = 60;
+
 /**
  * Keeps a node's presence in Redis (presence-record.ts): written once its connection is
  * ready and every PRESENCE_EVERY_MS, removed at a graceful stop; a node killed with kill -9 drops out
  * when the key lapses. Its own connection fails fast while Redis is down (no offline
  * queue): the node goes on proxying and reappears with the first write Redis takes.
+ * A write is two commands (SET, ZADD), pipelined rather than in a MULTI, which would
+ * cost two more: the index entry only tells `weir fleet` where to look.
  */
 export class FleetPresence {
   private readonly redis: Redis;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
+  private writes = 0;
 
   constructor(
     url: string,
     private readonly nodeId: string,
-    private readonly record: () => PresenceRecord,
+    private readonly record: () => Promise<PresenceRecord>,
     private readonly everyMs = PRESENCE_EVERY_MS,
   ) {
     this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3000 });
@@ -36,14 +42,11 @@ export class FleetPresence {
   private refresh(): void {
     if (this.stopped) return;
     this.writing = this.writing.then(async () => {
+      const record = JSON.stringify(await this.record());
       const now = Date.now();
-      await this.redis
-        .multi()
-        .set(presenceKey(this.nodeId), JSON.stringify(this.record()), 'PX', PRESENCE_TTL_MS)
-        .zadd(FLEET_INDEX, now, this.nodeId)
-        .zremrangebyscore(FLEET_INDEX, '-inf', now - FLEET_FORGET_MS)
-        .exec()
-        .catch(() => undefined);
+      const write = this.redis.pipeline().set(presenceKey(this.nodeId), record, 'PX', PRESENCE_TTL_MS).zadd(FLEET_INDEX, now, this.nodeId);
+      if (this.writes++ % TRIM_EVERY_WRITES === 0) write.zremrangebyscore(FLEET_INDEX, '-inf', now - FLEET_FORGET_MS);
+      await write.exec().catch(() => undefined);
     });
   }
 

@@ -3,10 +3,11 @@ import type { ControlOps } from '../control/control-ops.js';
 import type { PresenceRecord } from './presence-record.js';
 
 /** The record a running node writes of itself, built from its control operations; `flows_opened` counts since the previous call. */
-export function presenceOf(ops: ControlOps, control: string | null): () => PresenceRecord {
+export function presenceOf(ops: ControlOps, control: string | null): () => Promise<PresenceRecord> {
   let lastStarted = ops.stats().total_started;
   let lastAt = Date.now();
-  return () => {
+  return async () => {
+    const sinks = await ops.freshSinks();
     const runtime = ops.runtime();
     const stats = ops.stats();
     const now = Date.now();
@@ -25,7 +26,7 @@ export function presenceOf(ops: ControlOps, control: string | null): () => Prese
       interval_ms: now - lastAt,
       bytes_up: stats.bytes_up,
       bytes_down: stats.bytes_down,
-      sinks: ops.sinks().map((s) => ({
+      sinks: sinks.map((s) => ({
         tag: s.tag,
         type: s.type,
         pending: s.pending,

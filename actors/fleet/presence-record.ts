@@ -27,9 +27,9 @@ export interface PresenceRecord {
 }
 
 /** How often a node writes its presence. */
-export const PRESENCE_EVERY_MS = 5000;
+export const PRESENCE_EVERY_MS = 10_000;
 /** How long a presence stands without a refresh: three refreshes. */
-export const PRESENCE_TTL_MS = 15_000;
+export const PRESENCE_TTL_MS = 30_000;
 /** Index entries older than this are dropped by the writers: a node gone for good leaves the list. */
 export const FLEET_FORGET_MS = 24 * 3600_000;
 

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { DeadLetter, OutboxAppend } from '../contracts/outbox.js';
-import { DEAD_FIELD } from './bullmq-counts.js';
+import { ADDED_FIELD, DEAD_FIELD } from './bullmq-counts.js';
 import { eventsOf, jobData, jobOpts, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import { replayJobIdFor, type SinkKeys } from './bullmq-keys.js';
 
@@ -33,6 +33,7 @@ export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: Redis, 
       redis
         .multi()
         .hdel(keys.base + jobId, DEAD_FIELD)
+        .hset(keys.base + jobId, ADDED_FIELD, '1')
         .zadd(keys.enqueued, 'NX', job.timestamp, jobId)
         .hincrby(keys.state, 'pending', chosen.length)
         .hincrby(keys.state, 'dead_letters', -chosen.length)

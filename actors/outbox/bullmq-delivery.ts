@@ -22,7 +22,10 @@ export interface BullmqDeliveryOptions {
    * checks of a worker's death. @defaultValue 15000
    */
   lockMs?: number;
-  /** How often the worker looks for stalled jobs. @defaultValue 5000 */
+  /**
+   * How often the worker looks for stalled jobs: a script of about ten commands, the
+   * largest part of an idle worker's cost to Redis. @defaultValue 15000
+   */
   stalledCheckMs?: number;
 }
 
@@ -35,6 +38,17 @@ export interface BullmqDeliveryOptions {
  * (DeliveryCounts). Any number of these may run on one queue, in the node or in
  * `weir deliver` processes.
  */
+/** How long an idle worker's blocking wait for a job lasts (BullMQ drainDelay). */
+const IDLE_WAIT_S = 60;
+
+/** How soon a job whose count Redis refused is attempted again. */
+const UNCOUNTED_RETRY_MS = 1000;
+
+/** A count Redis refused: the attempt fails, so the job is delivered again and counted then (receivers dedupe). */
+function uncounted(err: unknown): never {
+  throw new RetryAt(`the delivery could not be counted: ${err instanceof Error ? err.message : String(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
+}
+
 export class BullmqDelivery {
   private readonly worker: Worker<JobData, string, string>;
   private readonly redis: Redis;
@@ -51,7 +65,11 @@ export class BullmqDelivery {
       prefix: opts.keys.prefix,
       concurrency: opts.concurrency,
       lockDuration: opts.lockMs ?? 15_000,
-      stalledInterval: opts.stalledCheckMs ?? 5000,
+      stalledInterval: opts.stalledCheckMs ?? 15_000,
+      // Seconds an idle worker's blocking wait lasts before it asks again (BZPOPMIN and a
+      // script each time): an added job ends the wait at once, so a long one costs no
+      // latency, only fewer commands while nothing comes.
+      drainDelay: IDLE_WAIT_S,
       // A job whose worker died is delivered again, however often that happens; only the
       // receiver's answers or the retry window make a dead letter.
       maxStalledCount: Number.MAX_SAFE_INTEGER,
@@ -65,10 +83,10 @@ export class BullmqDelivery {
     const settled = await deliver(entries);
     const counted = { jobId: job.id!, bytes: bytesOf(entries), events: entries.length };
     if (settled.kind === 'ack') {
-      await this.counts.delivered(counted);
+      await this.counts.delivered(counted).catch(uncounted);
       return 'delivered';
     }
-    await this.counts.failed(counted, settled.error, Date.now(), settled.kind === 'dead');
+    await this.counts.failed(counted, settled.error, Date.now(), settled.kind === 'dead').catch(uncounted);
     throw settled.kind === 'retry' ? new RetryAt(settled.error, settled.notBeforeUnixMs) : new UnrecoverableError(settled.error);
   }
 

@@ -1,6 +1,7 @@
 import type { Job, JobsOptions } from 'bullmq';
 import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 import { WeirError } from '../errors/weir-error.js';
+import { jobIdFor } from './bullmq-keys.js';
 
 /**
  * What a sink's BullMQ job carries: the envelopes of one append, in bus order, up to the
@@ -21,6 +22,31 @@ interface SingleEventData {
 }
 
 export type OutboxJob = Job<JobData, string, string>;
+
+/** The events of one job, and its id (jobIdFor its first event). */
+export interface JobGroup {
+  id: string;
+  events: readonly OutboxAppend[];
+}
+
+/** A job's events with the time they were appended (the job's timestamp and `enqueued` score). */
+export interface TimedGroup extends JobGroup {
+  atUnixMs: number;
+}
+
+export function timed(groups: readonly JobGroup[], atUnixMs: number): TimedGroup[] {
+  return groups.map((g) => ({ ...g, atUnixMs }));
+}
+
+/** An append's entries in jobs of up to `size`, each named by its first event. */
+export function groupsOf(entries: readonly OutboxAppend[], size: number): JobGroup[] {
+  const groups: JobGroup[] = [];
+  for (let from = 0; from < entries.length; from += size) {
+    const events = entries.slice(from, from + size);
+    groups.push({ id: jobIdFor(events[0]!.id), events });
+  }
+  return groups;
+}
 
 /** The error a retried delivery fails its job with; the worker's backoff strategy delays the job until `notBeforeUnixMs`. */
 export class RetryAt extends WeirError<'DELIVERY_RETRY'> {
@@ -52,6 +78,17 @@ export function bytesOf(events: readonly OutboxAppend[]): number {
   return events.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
 }
 
+/**
+ * How long a completed job (and so its id) is kept: adding its id again within that
+ * time adds nothing. The outage journal's move adds jobs and then deletes their
+ * journal entries; a node killed in between adds them again at its next start, and an
+ * append that timed out on a hung Redis and ran once it woke is added again by the
+ * move right after Redis answers. A process manager restarts a killed node within
+ * seconds and a move follows the first answer of Redis within a second or two, so a
+ * minute covers both with room, at the cost of a minute of completed jobs in Redis.
+ */
+export const KEEP_COMPLETED_S = 60;
+
 export function jobOpts(jobId: string, now: number): JobsOptions {
   return {
     jobId,
@@ -59,7 +96,7 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
     // Retried until the delivery dead-letters it (retry_for_s, the receiver's answer), not a count.
     attempts: Number.MAX_SAFE_INTEGER,
     backoff: { type: 'retry-at' },
-    removeOnComplete: true,
+    removeOnComplete: { age: KEEP_COMPLETED_S },
     removeOnFail: false,
     stackTraceLimit: 0,
   };

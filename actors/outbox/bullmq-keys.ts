@@ -7,15 +7,15 @@
  *   weir:<node>:sink:<tag>:<type>      BullMQ's keys of the sink's queue (wait, active,
  *                                      delayed, failed, ...; completed jobs are removed)
  *   weir:<node>:sink:<tag>:ev-<id>     one job per append (up to batch_size events), job
- *                                      id from the first event_id
+ *                                      id from the first event_id; kept KEEP_COMPLETED_S
+ *                                      after its delivery (bullmq-jobs.ts)
  *   weir:<node>:sink:<tag>:state       hash: total_delivered, total_failed, replay_gaps,
  *                                      bytes, pending and dead_letters (events, where
  *                                      BullMQ counts jobs), last_error (JSON), store_id
- *                                      (redis-loss-watch.ts)
+ *                                      (redis-loss-watch.ts), journal_gaps_moved
+ *                                      (journaled-outbox.ts)
  *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
  *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
- *   weir:<node>:sink:<tag>:counted     zset: job id → time its delivery was counted, for
- *                                      the last COUNTED_KEEP_MS (bullmq-counts.ts)
  */
 const enc = (s: string): string => encodeURIComponent(s);
 
@@ -29,14 +29,13 @@ export interface SinkKeys {
   state: string;
   gaps: string;
   enqueued: string;
-  counted: string;
 }
 
 export function sinkKeys(nodeId: string, sink: string): SinkKeys {
   const prefix = `weir:${enc(nodeId)}:sink`;
   const queue = enc(sink);
   const base = `${prefix}:${queue}:`;
-  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued`, counted: `${base}counted` };
+  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
 }
 
 /**

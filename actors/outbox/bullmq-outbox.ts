@@ -2,43 +2,37 @@
  * The Redis outbox of one sink, as its node keeps it: a BullMQ queue per sink per node
  * (keys in bullmq-keys.ts), one job per append of up to `batchSize` events, so BullMQ
  * moves one job per request under a backlog, and the BullMQ dashboard shows each sink's
- * backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this
- * node or apart from it; this side appends, records gaps, lists and replays dead
- * letters (BullMQ's failed set) and reads the state. Retries keep BullMQ's own
- * attempts and delayed set: jobs carry `backoff: { type: 'retry-at' }`, and the
- * worker's backoff strategy returns the time the delivery asked for.
+ * backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this node or
+ * apart from it; this side adds jobs, records gaps, lists and replays dead letters
+ * (BullMQ's failed set) and reads the state. Retries keep BullMQ's own attempts and
+ * delayed set: jobs carry `backoff: { type: 'retry-at' }`, and the worker's backoff
+ * strategy returns the time the delivery asked for.
  *
- * Counters live in the sink's `state` hash: the workers count deliveries, failed
- * attempts and dead letters (bullmq-counts.ts), this side the bytes and events of its
- * appends, in a MULTI right after the job moves they count. A counter write Redis refuses (out of memory) is owed
- * and added to the next one (owed-counters.ts). Bytes are reset when the queue is
- * found empty at open, and after a failed append by the first state read that finds
- * it empty (see settleEmpty); the node's budget follows the hash, which every worker
- * updates.
+ * Counters live in the sink's `state` hash, each written by a script once per job
+ * (bullmq-counts.ts): this side counts the events and bytes of the jobs it added, the
+ * workers count deliveries, failed attempts and dead letters. Adding a job id BullMQ
+ * holds adds and counts nothing, so the outage journal's move may add the same jobs
+ * again (after a crash, or an append that timed out and ran late).
  *
  * Redis for a fleet: `maxmemory-policy noeviction` (an evicted job is a lost event;
- * with noeviction a full Redis refuses writes: appends fail with write_blocked
- * `store_full`, which the SpillOutbox takes to the embedded store, moving waiting jobs
- * there with evacuate() to free Redis), `appendonly yes` so a restart keeps the queues,
- * and `appendfsync always`: with `everysec` Redis may acknowledge a write whose AOF
- * write it postponed behind a running fsync (up to 2 s), and a crash of Redis then
+ * with noeviction a full Redis refuses writes, and the node keeps the appends in its
+ * outage journal until Redis has room), `appendonly yes` so a restart keeps the
+ * queues, and `appendfsync always`: with `everysec` Redis may acknowledge a write whose
+ * AOF write it postponed behind a running fsync (up to 2 s), and a crash of Redis then
  * loses it.
  */
 import type { Queue } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
-import type { DeadLetter, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import type { EvacuableOutbox } from './spill-outbox.js';
-import { bytesOf, isOutOfMemory, jobData, jobOpts, type JobData } from './bullmq-jobs.js';
+import type { Redis } from 'ioredis';
+import type { DeadLetter, Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import { bytesOf, groupsOf, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
-import { jobIdFor, type SinkKeys } from './bullmq-keys.js';
+import type { SinkKeys } from './bullmq-keys.js';
 import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
-import { claimCounts } from './bullmq-counts.js';
+import { countAdded } from './bullmq-counts.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
-import { OwedCounters, type CounterDeltas } from './owed-counters.js';
 import { AppendSignal } from './append-signal.js';
-import { evacuateWaiting } from './bullmq-evacuate.js';
 import { within } from '../base/within.js';
 import { RedisLossWatch, type LossWatchParts } from './redis-loss-watch.js';
 
@@ -59,47 +53,23 @@ export interface BullmqOutboxParts {
 /** How long close() waits for the queue to close. */
 const CLOSE_WAIT_MS = 3000;
 
-/** How many ids of a failed append's events are remembered with their job's id (claimCounts). */
-const FAILED_APPENDS_KEPT = 65_536;
-
 /** An empty queue's byte and event counts are 0 and its append times are stale. */
 function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
   return redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
 }
 
-/** A job's events and id. */
-interface Group {
-  id: string;
-  events: readonly OutboxAppend[];
-}
-
-/** An append's entries in jobs of up to `size`, each named by its first event. */
-function groupsOf(entries: readonly OutboxAppend[], size: number): Group[] {
-  const groups: Group[] = [];
-  for (let from = 0; from < entries.length; from += size) {
-    const events = entries.slice(from, from + size);
-    groups.push({ id: jobIdFor(events[0]!.id), events });
-  }
-  return groups;
-}
-
-export class BullmqOutbox implements EvacuableOutbox {
+export class BullmqOutbox implements Outbox {
   readonly sink: string;
+  readonly batchSize: number;
   private readonly appended = new AppendSignal();
-  private readonly owed = new OwedCounters();
   private closed = false;
-  /** Appends begun by this instance, and how many are under way. */
-  private appends = 0;
   private appending = 0;
-  /** Set by a failed append: Redis may still run its byte count later (see settleEmpty). */
-  private suspect = false;
-  /** The job of each event of a failed append, which Redis may still run (claimCounts); oldest first. */
-  private readonly failedJobOf = new Map<string, string>();
 
   private watch!: RedisLossWatch;
 
   private constructor(private readonly p: BullmqOutboxParts) {
     this.sink = p.sink;
+    this.batchSize = p.batchSize ?? 1;
   }
 
   /** Loads the byte count, and tells whether Redis lost the outbox while the node was stopped. */
@@ -119,106 +89,43 @@ export class BullmqOutbox implements EvacuableOutbox {
     return outbox;
   }
 
-  async append(entries: readonly OutboxAppend[]): Promise<void> {
+  append(entries: readonly OutboxAppend[]): Promise<void> {
+    return this.add(timed(groupsOf(entries, this.batchSize), Date.now()));
+  }
+
+  /**
+   * Adds the jobs of `groups`, each with its append time, and counts those new to BullMQ.
+   * Rejects as append does; a rejected add may have added some of its jobs, and adding
+   * them again adds and counts nothing.
+   */
+  async add(groups: readonly TimedGroup[]): Promise<void> {
     this.assertOpen();
-    if (entries.length === 0) return;
-    this.appends++;
+    if (groups.length === 0) return;
     this.appending++;
-    // Appended in bus order: the first has the lowest sequence, the last the highest.
-    const done = this.watch.appending(entries[0]!.sequence, entries.at(-1)!.sequence);
+    // Added in bus order: the first has the lowest sequence, the last the highest.
+    const done = this.watch.appending(groups[0]!.events[0]!.sequence, groups.at(-1)!.events.at(-1)!.sequence);
+    const { redis, keys, budget, queue } = this.p;
+    const sizes = groups.map((g) => bytesOf(g.events));
+    const bytes = sizes.reduce((a, b) => a + b, 0);
     try {
-      await this.appendNow(entries);
-    } catch (err) {
-      this.suspect = true;
-      throw err;
+      await budget.reserve(this.sink, bytes);
+      try {
+        await queue.addBulk(groups.map((g) => ({ name: 'envelope', data: jobData(g.events), opts: jobOpts(g.id, g.atUnixMs) })));
+        await countAdded(redis, keys, groups.map((g, i) => ({ jobId: g.id, bytes: sizes[i]!, events: g.events.length, atUnixMs: g.atUnixMs })));
+      } catch (err) {
+        budget.release(this.sink, bytes);
+        throw this.storeError(err);
+      }
+      budget.committed();
+      this.appended.fire();
     } finally {
       this.appending--;
       done();
     }
   }
 
-  private async appendNow(entries: readonly OutboxAppend[]): Promise<void> {
-    const { keys, redis, budget, queue } = this.p;
-    const bytes = bytesOf(entries);
-    const groups = groupsOf(entries, this.p.batchSize ?? 1);
-    await budget.reserve(this.sink, bytes);
-    const now = Date.now();
-    try {
-      // Counted before the add: a crash in between over-counts (blocks early), never under-counts.
-      // Its members come first for the same reason: a job is never pending unseen by the loss watch.
-      await redis
-        .multi()
-        .hincrby(keys.state, 'bytes', bytes)
-        .hincrby(keys.state, 'pending', entries.length)
-        .zadd(keys.enqueued, 'NX', ...groups.flatMap((g) => [now, g.id]))
-        .exec();
-    } catch (err) {
-      budget.release(this.sink, bytes);
-      throw this.storeError(err);
-    }
-    try {
-      await queue.addBulk(groups.map((g) => ({ name: 'envelope', data: jobData(g.events), opts: jobOpts(g.id, now) })));
-    } catch (err) {
-      const unstored = await this.unstored(groups);
-      const events = unstored.flatMap((g) => g.events);
-      if (unstored.length > 0) {
-        const unstoredBytes = bytesOf(events);
-        budget.release(this.sink, unstoredBytes);
-        await this.count({ bytes: -unstoredBytes, pending: -events.length }, (m) => m.zrem(keys.enqueued, ...unstored.map((g) => g.id)));
-      }
-      this.rememberFailed(unstored);
-      // Those kept are delivered: the caller keeps only the rest elsewhere, or counts only them as lost.
-      const keptSome = unstored.length < groups.length;
-      if (keptSome) this.appended.fire();
-      throw this.storeError(err, keptSome ? events : undefined);
-    }
-    budget.committed();
-    this.appended.fire();
-  }
-
-  /** The jobs of a failed addBulk that Redis does not hold (it may have run some of the batch); all when it cannot tell. */
-  private async unstored(groups: readonly Group[]): Promise<Group[]> {
-    const { redis, keys } = this.p;
-    const found = await redis
-      .pipeline(groups.map((g) => ['exists', keys.base + g.id]))
-      .exec()
-      .catch(() => null);
-    return groups.filter((_, i) => found?.[i]?.[1] !== 1);
-  }
-
-  private rememberFailed(groups: readonly Group[]): void {
-    for (const g of groups) for (const e of g.events) this.failedJobOf.set(e.id, g.id);
-    for (const id of this.failedJobOf.keys()) {
-      if (this.failedJobOf.size <= FAILED_APPENDS_KEPT) break;
-      this.failedJobOf.delete(id);
-    }
-  }
-
   onAppend(listener: () => void): () => void {
     return this.appended.on(listener);
-  }
-
-  /**
-   * An append that failed on a hung Redis (its command timed out, its entries went to
-   * the embedded store) may still run once Redis resumes, counting bytes no job holds.
-   * So after a failed append, the first state read that finds the queue empty, with no
-   * append of this instance begun since the count, resets the byte count, as an open
-   * does. The reset is sent in the tick of that check: an append begun later queues
-   * its own count after it on this connection.
-   */
-  private async settleEmpty(): Promise<void> {
-    const begun = this.appends;
-    try {
-      const counts = await countJobs(this.p.queue);
-      if (counts.pending > 0 || counts.dead_letters > 0 || this.appends !== begun || this.appending > 0) return;
-      this.suspect = false;
-      for (const field of ['bytes', 'pending', 'dead_letters'] as const) this.owed.drop(field);
-      this.p.budget.load(this.sink, 0);
-      await resetEmpty(this.p.redis, this.p.keys);
-    } catch {
-      // Redis did not answer: the next state read tries again.
-      this.suspect = true;
-    }
   }
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {
@@ -239,50 +146,38 @@ export class BullmqOutbox implements EvacuableOutbox {
       await redis.lset(keys.gaps, -1, JSON.stringify({ ...(JSON.parse(last) as ReplayGap), to_sequence: gap.to_sequence }));
       return;
     }
-    const record: ReplayGap = { from_sequence: gap.from_sequence, to_sequence: gap.to_sequence, at_unix_ms: gap.at_unix_ms };
-    await redis
-      .multi()
-      .hincrby(keys.state, 'replay_gaps', 1)
-      .rpush(keys.gaps, JSON.stringify(record))
-      .ltrim(keys.gaps, -OUTBOX_GAPS_KEPT, -1)
-      .exec();
+    await this.addGaps([gap], 1);
+  }
+
+  /**
+   * Adds `count` missed ranges of which `gaps` are the most recent, in one MULTI with
+   * `more` (the move of the outage journal's gaps marks them moved in it).
+   */
+  async addGaps(gaps: readonly ReplayGap[], count: number, more: [field: string, value: number] | null = null): Promise<void> {
+    this.assertOpen();
+    const { redis, keys } = this.p;
+    const records = gaps.map(({ from_sequence, to_sequence, at_unix_ms }) => JSON.stringify({ from_sequence, to_sequence, at_unix_ms }));
+    const m = redis.multi().hincrby(keys.state, 'replay_gaps', count);
+    if (records.length > 0) m.rpush(keys.gaps, ...records).ltrim(keys.gaps, -OUTBOX_GAPS_KEPT, -1);
+    if (more) m.hset(keys.state, more[0], more[1]);
+    await m.exec();
+  }
+
+  /** A number field of the sink's state hash (0 when unset). */
+  async stateField(field: string): Promise<number> {
+    return Number((await this.p.redis.hget(this.p.keys.state, field)) ?? 0);
   }
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    await this.payOwed();
     const mark = this.watch.mark();
-    const read = (): Promise<SinkRead> => readBullmqSink(this.p.queue, this.p.redis, this.p.keys, this.p.budget.reason, mark);
+    const read = (): Promise<SinkRead> => readBullmqSink(this.p.redis, this.p.keys, this.p.budget.reason, mark);
     let found = await read();
     if (await this.watch.check(found, mark)) found = await read();
-    const state = this.owed.adjust(found.state);
+    const state = found.state;
     if (this.appending === 0) this.p.budget.load(this.sink, state.outbox_storage.bytes);
-    if (this.suspect && state.pending === 0 && state.dead_letters === 0) await this.settleEmpty();
     const blocked = this.p.budget.reason;
     return { ...state, outbox_storage: { ...state.outbox_storage, write_blocked: blocked !== null, write_blocked_reason: blocked } };
-  }
-
-  claimCounts(ids: readonly string[]): Promise<boolean[]> {
-    this.assertOpen();
-    return claimCounts(
-      this.p.redis,
-      this.p.keys,
-      ids.map((id) => ({ id, jobId: this.failedJobOf.get(id) ?? jobIdFor(id) })),
-    );
-  }
-
-  /** evacuateWaiting (bullmq-evacuate.ts), with the byte count and budget following. */
-  async evacuate(max: number, into: (entries: OutboxAppend[]) => Promise<void>): Promise<number> {
-    this.assertOpen();
-    try {
-      const { moved, bytes } = await evacuateWaiting(this.p.redis, this.p.keys, max, into);
-      if (moved === 0) return 0;
-      this.p.budget.release(this.sink, bytes);
-      await this.count({ bytes: -bytes, pending: -moved });
-      return moved;
-    } catch (err) {
-      throw this.storeError(err);
-    }
   }
 
   /**
@@ -298,24 +193,11 @@ export class BullmqOutbox implements EvacuableOutbox {
     await within(this.p.queue.close(), CLOSE_WAIT_MS);
   }
 
-  /** Writes counter deltas with what earlier writes owe (OwedCounters). */
-  private count(deltas: CounterDeltas, more?: (multi: ChainableCommander) => void): Promise<void> {
-    return this.owed.write(this.p.redis, this.p.keys.state, deltas, more);
-  }
-
-  /** Writes the counts a full Redis refused; state is read every second, so they land soon after it has room. */
-  private async payOwed(): Promise<void> {
-    if (this.owed.any) await this.count({});
-  }
-
   /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */
-  private storeError(err: unknown, unstored?: readonly OutboxAppend[]): Error {
+  private storeError(err: unknown): Error {
     if (err instanceof OutboxClosed) return err;
-    if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err, ...(unstored && { unstored }) });
-    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, {
-      cause: err,
-      ...(unstored && { unstored }),
-    });
+    if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err });
+    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, { cause: err });
   }
 
   private assertOpen(): void {

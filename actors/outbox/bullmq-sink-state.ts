@@ -46,15 +46,6 @@ while true do
   end
 end`;
 
-/**
- * The events in `jobs` jobs, by the event counter kept beside them: none without a job,
- * and at least one per job (the counter lags the job moves of a crash or a Redis out of
- * memory, and a job of an older weir is not in it).
- */
-function eventsIn(jobs: number, counted: number): number {
-  return jobs === 0 ? 0 : Math.max(jobs, counted);
-}
-
 export interface StateHash {
   total_delivered: number;
   total_failed: number;
@@ -101,31 +92,29 @@ export interface SinkRead {
  * A sink's state as Redis holds it, read beside a node that may be running: any member
  * without a job may be of one of its appends under way, and is left alone.
  */
-export async function bullmqSinkState(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
-  return (await readBullmqSink(queue, redis, keys, blocked, 0)).state;
+export async function bullmqSinkState(redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
+  return (await readBullmqSink(redis, keys, blocked, 0)).state;
 }
 
 /**
- * `appendsFrom`: the lowest sequence an append under way, or begun after this call, may
- * have (RedisLossWatch.mark); members without a job below it are dropped.
+ * Two commands for an idle sink (the hash and the gaps), a script more when something
+ * is pending (its oldest job). `appendsFrom`: the lowest sequence an append under way,
+ * or begun after this call, may have (RedisLossWatch.mark); members without a job
+ * below it are dropped.
  */
-export async function readBullmqSink(queue: Queue, redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
-  const [hash, counts, gaps, top] = await Promise.all([
-    readStateHash(redis, keys),
-    countJobs(queue),
-    redis.lrange(keys.gaps, 0, -1),
-    redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom) as Promise<[string, string] | null>,
-  ]);
+export async function readBullmqSink(redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
+  const [hash, gaps] = await Promise.all([readStateHash(redis, keys), redis.lrange(keys.gaps, 0, -1)]);
+  const top = hash.pending > 0 ? ((await redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom)) as [string, string] | null) : null;
   const oldest = top?.[0] ?? null;
   const state: OutboxState = {
-    pending: eventsIn(counts.pending, hash.pending),
+    pending: Math.max(0, hash.pending),
     total_delivered: hash.total_delivered,
     total_failed: hash.total_failed,
     replay_gaps: hash.replay_gaps,
     last_error: hash.last_error,
     outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: hash.bytes },
     oldest_pending_age_ms: oldest === null ? null : Math.max(0, Date.now() - Number(oldest)),
-    dead_letters: eventsIn(counts.dead_letters, hash.dead_letters),
+    dead_letters: Math.max(0, hash.dead_letters),
     gaps: gaps.map((g) => JSON.parse(g) as ReplayGap),
   };
   return { state, storeId: hash.store_id, oldestSequence: top && top[1] !== '' ? Number(top[1]) : null };

@@ -3,7 +3,7 @@ import type {
   OutboxAppend,
   OutboxEntry,
   OutboxState,
-  OwingOutbox,
+  LeasedOutbox,
   ReplayGap,
 } from '../contracts/outbox.js';
 import type { Key } from 'lmdb';
@@ -13,7 +13,6 @@ import { countFailure, withGap } from './gap-list.js';
 import {
   deadKey,
   entryKey,
-  owedKey,
   positionOf,
   range,
   retryKey,
@@ -48,7 +47,7 @@ interface Lease {
  * gaps are kept in memory and written whole in each batch (SinkCommits); leases and due
  * times are in memory too, for a lease() that reads keys only.
  */
-export class LmdbOutbox implements OwingOutbox {
+export class LmdbOutbox implements LeasedOutbox {
   private readonly leases = new LeaseBook<Lease>();
   private readonly leasedPositions = new Set<number>();
   private readonly retries = new Map<number, RetryMark>();
@@ -149,27 +148,17 @@ export class LmdbOutbox implements OwingOutbox {
     return out;
   }
 
-  ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
-    return this.delivered(ids, count ? 'count' : 'skip');
-  }
-
-  ackOwed(ids: readonly string[]): Promise<void> {
-    return this.delivered(ids, 'owe');
-  }
-
-  /** The leased entries of `ids` leave the outbox, their count taken, skipped or owed. */
-  private async delivered(ids: readonly string[], counting: 'count' | 'skip' | 'owe'): Promise<void> {
+  /** The leased entries of `ids` leave the outbox, counted delivered. */
+  async ack(ids: readonly string[]): Promise<void> {
     this.assertOpen();
     const done = await this.leases.settle(ids, async (leases) => {
       const bytes = leases.reduce((n, l) => n + l.bytes, 0);
-      const owedIds = counting === 'owe' ? leases.map((l) => (this.recent.get(l.pos) ?? this.read(entryKey(l.pos))).stored.id) : [];
       await this.commits.write((c) => {
-        leases.forEach((l, i) => {
+        for (const l of leases) {
           this.commits.remove(entryKey(l.pos));
           if (this.retries.has(l.pos)) this.commits.remove(retryKey(l.pos));
-          if (counting === 'owe') this.commits.put(owedKey(l.pos), owedIds[i]);
-        });
-        if (counting === 'count') c.total_delivered += leases.length;
+        }
+        c.total_delivered += leases.length;
         c.pending -= leases.length;
         c.bytes -= bytes;
       });
@@ -177,21 +166,6 @@ export class LmdbOutbox implements OwingOutbox {
       return leases;
     });
     for (const l of done ?? []) this.forget(l.pos);
-  }
-
-  owed(): string[] {
-    this.assertOpen();
-    return [...this.db.getRange(range('o'))].map(({ value }) => value as string);
-  }
-
-  async settleOwed(ids: readonly string[], counted: number): Promise<void> {
-    this.assertOpen();
-    const settled = new Set(ids);
-    const keys = [...this.db.getRange(range('o'))].filter(({ value }) => settled.has(value as string)).map(({ key }) => key);
-    await this.commits.write((c) => {
-      for (const key of keys) this.commits.remove(key);
-      c.total_delivered += counted;
-    });
   }
 
   async retry(id: string, error: string, notBeforeUnixMs: number): Promise<void> {

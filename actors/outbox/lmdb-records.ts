@@ -8,7 +8,6 @@ import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
  *   ['p', pos] → StoredEntry   pending entries, pos = append order
  *   ['r', pos] → RetryMark     failed attempts and due time of a pending entry
  *   ['d', pos] → StoredDead    dead letters (keeping their position for a replay)
- *   ['o', pos] → event_id      delivered entries whose count is owed (OwingOutbox)
  *   'counters' → Counters      changed in the same transaction as what they count
  *   'gaps'     → ReplayGap[]   the most recent missed ranges
  */
@@ -20,11 +19,10 @@ const MAX_POS = Number.MAX_SAFE_INTEGER;
 export const entryKey = (pos: number): Key => ['p', pos];
 export const retryKey = (pos: number): Key => ['r', pos];
 export const deadKey = (pos: number): Key => ['d', pos];
-export const owedKey = (pos: number): Key => ['o', pos];
 export const COUNTERS_KEY = 'counters';
 export const GAPS_KEY = 'gaps';
 
-export const range = (kind: 'p' | 'r' | 'd' | 'o') => ({ start: [kind, 0], end: [kind, MAX_POS] });
+export const range = (kind: 'p' | 'r' | 'd') => ({ start: [kind, 0], end: [kind, MAX_POS] });
 
 export const positionOf = (key: Key): number => (key as [string, number])[1];
 

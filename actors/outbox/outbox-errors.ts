@@ -1,22 +1,14 @@
-import type { OutboxAppend, WriteBlockReason } from '../contracts/outbox.js';
+import type { WriteBlockReason } from '../contracts/outbox.js';
 import { WeirError } from '../errors/weir-error.js';
 
 export interface AppendErrorOptions {
   cause?: unknown;
-  /**
-   * The entries of a refused append that the store did not keep, when it kept some
-   * (a batch that Redis ran out of memory in the middle of); absent: none was kept.
-   */
-  unstored?: readonly OutboxAppend[];
 }
 
-/** An append the store refused; what `unstored` leaves out of it was kept. */
+/** An append the store refused. */
 abstract class AppendRefused<C extends 'OUTBOX_WRITE_BLOCKED' | 'OUTBOX_UNAVAILABLE'> extends WeirError<C> {
-  readonly unstored?: readonly OutboxAppend[];
-
   constructor(code: C, message: string, options?: AppendErrorOptions) {
     super(code, message, options);
-    if (options?.unstored) this.unstored = options.unstored;
   }
 }
 
@@ -31,7 +23,7 @@ export class OutboxWriteBlocked extends AppendRefused<'OUTBOX_WRITE_BLOCKED'> {
   }
 }
 
-/** The store cannot be reached (Redis down); of the append, nothing was kept, or all but `unstored`. */
+/** The store cannot be reached (Redis down). */
 export class OutboxUnavailable extends AppendRefused<'OUTBOX_UNAVAILABLE'> {
   constructor(message: string, options?: AppendErrorOptions) {
     super('OUTBOX_UNAVAILABLE', message, options);

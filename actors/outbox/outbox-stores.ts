@@ -1,21 +1,20 @@
 import type { WeirConfig } from '../config/schema.js';
-import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
+import type { OutboxOpenOptions, SinkOutbox } from '../contracts/outbox.js';
+import type { BullmqOutbox } from './bullmq-outbox.js';
 import type { BullmqOutboxStore } from './bullmq-outbox-store.js';
 import { JournalOutboxStore } from './journal-outbox-store.js';
-import { LmdbOutboxStore } from './lmdb-outbox-store.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
-import { LateOutbox } from './late-outbox.js';
-import { SpillOutbox } from './spill-outbox.js';
+import { JournaledOutbox } from './journaled-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';
 import { RedisHealth } from './redis-health.js';
 
-/** How long a sink's opening waits for Redis before it takes the embedded store alone. */
+/** How long a sink's opening waits for Redis before its appends go to the outage journal. */
 const REDIS_OPEN_WAIT_MS = 3000;
 
 export interface OutboxStores {
   /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
   readonly kind: 'redis' | 'embedded';
-  open(sink: string, opts?: OutboxOpenOptions): Promise<LeasedOutbox>;
+  open(sink: string, opts?: OutboxOpenOptions): Promise<SinkOutbox>;
   /** Whether the sinks reach Redis now (RedisHealth); null for the embedded kind. */
   redisUp(): boolean | null;
   close(): Promise<void>;
@@ -37,25 +36,23 @@ export interface OutboxStoreEvents {
 }
 
 /**
- * Opens the node's outbox stores: without Redis, the embedded journal (the whole
- * outbox); with Redis, BullMQ and the LMDB spill store beside it.
- * BullMQ is loaded only then, so a node without Redis does not pay for it. A node
- * whose Redis is down at start still proxies: its sinks run on the embedded store,
- * `unreachable` says so, and Redis is asked again (LateOutbox, at most every 5 s) until
- * it answers; then they take writes there again and deliver what Redis held from
- * before. (Run on the embedded store to the next start, that backlog sat in Redis
- * undelivered, and out of `pending`, for the whole run.) A node id another running
- * node holds on that Redis is no outage: the stores do not open (NodeIdInUseError), so
- * the node's start is refused, and a sink config.apply adds keeps retrying its start,
- * rather than sharing queues; found only once Redis is back, `claimLost` says so and
- * the sinks stay on the embedded store.
+ * Opens the node's outbox stores: the embedded one always (the whole outbox without
+ * Redis, the sinks' outage journals beside it: journaled-outbox.ts), BullMQ when
+ * `redis` is configured. The embedded store's class is chosen here and nowhere else.
+ * BullMQ is loaded only with Redis, so a node without it does not pay for it. A node
+ * whose Redis is down at start still proxies: its sinks keep events in their outage
+ * journals, `unreachable` says so, and Redis is asked again (at most once a second per
+ * sink) until it answers; then the journals move into the queues. A node id another
+ * running node holds on that Redis is no outage: the stores do not open
+ * (NodeIdInUseError), so the node's start is refused, and a sink config.apply adds
+ * keeps retrying its start, rather than sharing queues; found only once Redis is back,
+ * `claimLost` says so and the sinks keep their journals.
  */
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
+  const embedded = new JournalOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
-    const journal = new JournalOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
-    return { kind: 'embedded', open: (sink) => journal.open(sink), redisUp: () => null, close: () => journal.close() };
+    return { kind: 'embedded', open: async (sink) => ({ store: 'embedded', outbox: await embedded.open(sink) }), redisUp: () => null, close: () => embedded.close() };
   }
-  const embedded = new LmdbOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
     BullmqOutboxStore.connect({
@@ -71,14 +68,14 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
   const health = new RedisHealth({ lost: unreachable, back: reachable });
   let redis = await connect().catch((err: unknown) => {
     if (err instanceof NodeIdInUseError) throw err;
-    unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks use the embedded outbox until Redis answers`);
+    unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks keep events in their outage journals until Redis answers`);
     health.markLost();
     return null;
   });
   let connecting: Promise<BullmqOutboxStore> | null = null;
   let closed = false;
   let refusedTold = false;
-  /** The store once Redis answers; one connection attempt at a time, each sink's LateOutbox asking. */
+  /** The store once Redis answers; one connection attempt at a time, each sink's journal move asking. */
   const late = (): Promise<BullmqOutboxStore> => {
     if (redis) return Promise.resolve(redis);
     connecting ??= connect().then(
@@ -95,7 +92,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
         connecting = null;
         if (err instanceof NodeIdInUseError && !refusedTold) {
           refusedTold = true;
-          claimLost(`${err.message}; the sinks stay on the embedded outbox`);
+          claimLost(`${err.message}; the sinks keep events in their outage journals`);
         }
         throw err;
       },
@@ -106,18 +103,18 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
     kind: 'redis',
     redisUp: () => health.up,
     async open(sink, opts) {
-      const spill = await embedded.open(sink);
+      const journal = await embedded.open(sink);
       // A sink added or replaced (config.apply) while Redis is down or hung would wait for
-      // Redis, and the apply with it: after a while it runs on the embedded store instead,
-      // and on Redis again once the open succeeds (LateOutbox).
-      const opening = late().then((store) => store.open(sink, opts));
-      const primary = await deadline.within(
+      // Redis, and the apply with it: after a while its appends go to the journal instead.
+      let opening: Promise<BullmqOutbox> = late().then((store) => store.open(sink, opts));
+      const first = await deadline.within(
         opening.catch(() => null),
         redis ? REDIS_OPEN_WAIT_MS : 0,
       );
-      if (primary) return new SpillOutbox(primary, spill, { deadline, health });
-      if (redis) unreachable(`Redis did not answer when sink "${sink}" opened; it uses the embedded outbox until Redis answers`);
-      return new SpillOutbox(new LateOutbox(sink, () => late().then((store) => store.open(sink, opts)), opening), spill, { deadline, health });
+      // An open that answers late is taken; one that failed is tried again.
+      const openRedis = (): Promise<BullmqOutbox> => (opening = opening.catch(() => late().then((store) => store.open(sink, opts))));
+      const outbox = new JournaledOutbox({ sink, batchSize: opts?.batchSize ?? 1, redis: first, openRedis, journal, deadline, health });
+      return { store: 'redis', outbox };
     },
     async close() {
       closed = true;

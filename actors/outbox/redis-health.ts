@@ -1,7 +1,7 @@
 /**
  * Whether the node's sinks reach Redis, told once per change for the whole node: each
- * sink's SpillOutbox says when Redis failed it and when a probe found it answering
- * again, and an outage that several sinks notice is one `lost`, its end one `back`.
+ * sink's JournaledOutbox says when Redis failed it and when its journal's move found it
+ * answering again, and an outage that several sinks notice is one `lost`, its end one `back`.
  */
 export class RedisHealth {
   private readonly down = new Set<string>();
@@ -28,13 +28,13 @@ export class RedisHealth {
     this.down.add(sink);
     if (this.told) return;
     this.told = true;
-    this.tell.lost(`Redis failed sink "${sink}" (${reason}); sinks keep events in the embedded outbox until it answers`);
+    this.tell.lost(`Redis failed sink "${sink}" (${reason}); sinks keep events in their outage journals until it answers`);
   }
 
   answered(sink: string): void {
     this.down.delete(sink);
     if (!this.told || this.down.size > 0) return;
     this.told = false;
-    this.tell.back('Redis answers again; sinks keep events there again');
+    this.tell.back('Redis answers again; sinks move their outage journals into their queues');
   }
 }

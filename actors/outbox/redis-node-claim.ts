@@ -12,7 +12,7 @@ import { WeirError } from '../errors/weir-error.js';
 const CLAIM_FILE = 'redis-claim.json';
 
 /** How long a claim lasts without a refresh: a node gone without a word (kill -9) frees its id after this. */
-export const CLAIM_TTL_MS = 30_000;
+export const CLAIM_TTL_MS = 60_000;
 
 const fileSchema = z.object({ run: z.string().min(1) });
 

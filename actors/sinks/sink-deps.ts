@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
-import type { LeasedOutbox, OutboxOpenOptions } from '../contracts/outbox.js';
+import type { OutboxOpenOptions, SinkOutbox } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import type { DeliveryAcks } from './delivery-acks.js';
 
@@ -11,7 +11,7 @@ export interface SinkDeps {
   /** Where the node saves its connector state (connector-state-file.ts). */
   stateDir: string;
   bus: EventBus;
-  openOutbox: (sink: string, opts?: OutboxOpenOptions) => Promise<LeasedOutbox>;
+  openOutbox: (sink: string, opts?: OutboxOpenOptions) => Promise<SinkOutbox>;
   /** The node's Redis, whose sink queues BullMQ workers deliver; null without `redis`. */
   redis: { url: string; onError: (err: Error) => void } | null;
   publish: (event: BusEvent) => void;

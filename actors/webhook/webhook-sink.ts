@@ -1,5 +1,5 @@
 import type { WebhookSinkConfig } from '../config/schema.js';
-import type { LeasedOutbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
 import type { SinkDeps } from '../sinks/sink-deps.js';
 import { OutboxDispatcher } from '../sinks/outbox-dispatcher.js';
@@ -9,22 +9,26 @@ import { tellAck } from '../sinks/delivery-acks.js';
 import { DeliveryTrouble } from './delivery-trouble.js';
 import { WebhookConnector } from './webhook-connector.js';
 
+/** How often the cached connector state of an embedded outbox is refreshed: a local read. */
+const EMBEDDED_REFRESH_MS = 250;
 /**
- * How often the cached connector state is refreshed from the outbox: a local read for
- * the embedded store; on Redis about ten commands, so a fleet's Redis pays 10 a second
- * per sink per node instead of 40.
+ * How long a state read from Redis serves whoever asks (the API, status, a metrics
+ * scrape, the fleet presence): many readers within it cost Redis one read, and an idle
+ * node nobody asks reads nothing.
  */
-const STATE_REFRESH_MS = { embedded: 250, redis: 1000 };
+const REDIS_STATE_FRESH_MS = 1000;
+/** How long an asker waits for a state read from Redis before it takes the last one. */
+const REDIS_STATE_WAIT_MS = 2000;
 /** How long a stop waits for deliveries in flight and the store to settle; less once the node's stop deadline is nearer. */
 const STOP_WAIT_MS = 3000;
 
 /**
- * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox. The
- * connector delivers what the embedded store holds (all of it without Redis; with
- * Redis, what Redis could not take), and a BullMQ worker the sink's Redis queue, unless
- * `delivery` is "external" (`weir deliver` processes do it). Its state is read from
- * the outbox (the same from both stores, whoever delivers) and cached, so status reads
- * never wait on disk or Redis.
+ * A Webhook sink: the dispatcher keeps its filtered envelopes in the outbox, and one
+ * engine delivers them. Without Redis it is the connector, from the embedded store;
+ * with Redis a BullMQ worker of the sink's queue, unless `delivery` is "external"
+ * (`weir deliver` processes do it). Its state is read from the outbox (the same from
+ * both stores, whoever delivers) and cached: the embedded store's every 250 ms, Redis's
+ * when someone asks (refreshState), so `state()` never waits on disk or Redis.
  */
 export class WebhookSink implements Sink {
   readonly type = 'webhook';
@@ -32,8 +36,10 @@ export class WebhookSink implements Sink {
   private connector: WebhookConnector | null = null;
   private worker: BullmqDelivery | null = null;
   private trouble: DeliveryTrouble | null = null;
-  private outbox: LeasedOutbox | null = null;
+  private outbox: Outbox | null = null;
   private cached: OutboxState | null = null;
+  private cachedAt = 0;
+  private reading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -47,7 +53,8 @@ export class WebhookSink implements Sink {
 
   async start(since?: number, missed: readonly ReplayGap[] = []): Promise<void> {
     const c = this.config;
-    const outbox = await this.deps.openOutbox(c.tag, { batchSize: c.batch_size });
+    const opened = await this.deps.openOutbox(c.tag, { batchSize: c.batch_size });
+    const { outbox } = opened;
     try {
       // Each its own gap: ranges of different runs never continue one another.
       for (const gap of missed) await outbox.recordGap(gap, false);
@@ -67,26 +74,27 @@ export class WebhookSink implements Sink {
     const trouble = new DeliveryTrouble(c.tag, this.deps.log);
     this.trouble = trouble;
     const acked = (entries: readonly OutboxAppend[]): void => tellAck(this.deps.acks, c.tag, entries);
-    this.connector = new WebhookConnector(outbox, {
-      target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
-      batchSize: c.batch_size,
-      concurrency: c.concurrency,
-      retryForS: c.retry_for_s,
-      backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
-      trouble,
-      acked,
-    });
     this.dispatcher.start(since);
-    this.connector.start();
     const redis = this.deps.redis;
-    if (redis && c.delivery === 'node') {
+    if (opened.store === 'embedded') {
+      this.connector = new WebhookConnector(opened.outbox, {
+        target: { url: c.url, token: c.token.reveal(), timeoutMs: c.timeout_ms },
+        batchSize: c.batch_size,
+        concurrency: c.concurrency,
+        retryForS: c.retry_for_s,
+        backoff: { baseMs: c.backoff_base_ms, capMs: c.backoff_max_ms },
+        trouble,
+        acked,
+      });
+      this.connector.start();
+      this.timer = setInterval(() => void this.refresh(), EMBEDDED_REFRESH_MS);
+      this.timer.unref();
+    } else if (redis && c.delivery === 'node') {
       // Loaded here: a node without Redis does not pay for BullMQ.
       const { startWebhookWorker } = await import('./webhook-worker.js');
       this.worker = startWebhookWorker(c, { url: redis.url, keys: sinkKeys(this.deps.nodeId, c.tag), onError: redis.onError }, trouble, acked);
     }
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.deps.redis ? STATE_REFRESH_MS.redis : STATE_REFRESH_MS.embedded);
-    this.timer.unref();
   }
 
   keptThrough(lastSequence: number): number {
@@ -131,8 +139,19 @@ export class WebhookSink implements Sink {
     };
   }
 
+  /**
+   * Someone asks for the state: read it from Redis unless a read is under way or the
+   * last one is younger than REDIS_STATE_FRESH_MS; waits for it at most
+   * REDIS_STATE_WAIT_MS. The embedded store's state is kept fresh by its timer.
+   */
+  async refreshState(): Promise<void> {
+    if (this.timer || !this.outbox || Date.now() - this.cachedAt < REDIS_STATE_FRESH_MS) return;
+    this.reading ??= this.refresh().finally(() => (this.reading = null));
+    await this.deps.deadline.within(this.reading, REDIS_STATE_WAIT_MS);
+  }
+
   /** The dead-letter set, for the operator to inspect and replay. */
-  deadLetters(limit: number): ReturnType<LeasedOutbox['listDeadLetters']> {
+  deadLetters(limit: number): ReturnType<Outbox['listDeadLetters']> {
     return this.outbox ? this.outbox.listDeadLetters(limit) : Promise.resolve([]);
   }
 
@@ -142,6 +161,9 @@ export class WebhookSink implements Sink {
 
   private async refresh(): Promise<void> {
     if (!this.outbox) return;
-    this.cached = await this.outbox.state().catch(() => this.cached);
+    const state = await this.outbox.state().catch(() => null);
+    if (!state) return;
+    this.cached = state;
+    this.cachedAt = Date.now();
   }
 }

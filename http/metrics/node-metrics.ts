@@ -33,6 +33,13 @@ export function nodeMetrics(ops: ControlOps, slots: SubscriberSlots, ipcSubscrib
   sinkMetrics(registry, ops);
   outboxMetrics(registry, ops);
   const stopLatency = deliveryLatency(registry, ops);
+  // A scrape asks for the sinks' states once, before the gauges read them (a Redis sink
+  // reads its state only when asked: webhook-sink.ts).
+  const collect = registry.metrics.bind(registry);
+  registry.metrics = async () => {
+    await ops.freshSinks();
+    return collect();
+  };
   return {
     registry,
     close() {

@@ -30,8 +30,8 @@ export function readRoutes(ops: ControlOps): Router {
   r.get(`${API_PREFIX}/flows/:flow_id`, readable<{ flow_id: string }>(), (req, res) => {
     res.json(ops.flow(req.params.flow_id));
   });
-  r.get(`${API_PREFIX}/sinks`, readable(), (_req, res) => {
-    res.json({ sinks: ops.sinks() });
+  r.get(`${API_PREFIX}/sinks`, readable(), async (_req, res) => {
+    res.json({ sinks: await ops.freshSinks() });
   });
   r.get(`${API_PREFIX}/principals`, readable(), (_req, res) => {
     res.json(ops.principals());

@@ -9,9 +9,15 @@ export function infoField(info: string, field: string): number {
   return Number(line.slice(field.length + 1));
 }
 
+/** Calls per command in INFO commandstats (commands that scripts run included). */
+export function commandCalls(info: string): Record<string, number> {
+  return Object.fromEntries([...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+}
+
 /** The simulation's own view of its Redis: the figures INFO gives. */
 export interface RedisProbe {
   usedMemory(): Promise<number>;
+  /** Commands Redis ran, from INFO commandstats, less the INFO calls of the probe itself. */
   totalCommands(): Promise<number>;
   close(): void;
 }
@@ -21,7 +27,10 @@ export function redisProbe(url: string): RedisProbe {
   redis.on('error', () => undefined);
   return {
     usedMemory: async () => infoField(await redis.info('memory'), 'used_memory'),
-    totalCommands: async () => infoField(await redis.info('stats'), 'total_commands_processed'),
+    totalCommands: async () => {
+      const calls = commandCalls(await redis.info('commandstats'));
+      return Object.entries(calls).reduce((n, [name, c]) => n + (name === 'info' ? 0 : c), 0);
+    },
     close: () => redis.disconnect(),
   };
 }

@@ -12,7 +12,7 @@ export interface FleetMeasurements {
   readonly idleMs: number;
   /** used_memory with the nodes idle less that before they started, per node. */
   readonly idleBytesPerNode: number;
-  /** total_commands_processed per second of an idle window, per node: the nodes alone, then with the workers. */
+  /** INFO commandstats calls per second of an idle window, per node: the nodes alone, then with the workers. */
   readonly idleCommandsPerNode: number;
   readonly idleCommandsPerNodeWithWorkers: number;
   readonly pending: number;
@@ -66,7 +66,7 @@ export function reportRows(m: FleetMeasurements): ReportRow[] {
     { figure: 'backlog drain', value: `${num(m.drain.perSecond)} ev/s`, note: `${num(m.drain.events)} pending events, from the workers' start to the last ack` },
     { figure: 'Redis memory per pending event', value: `${num(m.bytesPerPending)} B`, note: `used_memory delta over ${num(m.pending)} pending flow.completed, no worker running` },
     { figure: 'Redis memory per idle node', value: `${num(m.idleBytesPerNode / 1024, 1)} KiB`, note: 'used_memory with the nodes idle less before they started, / nodes' },
-    { figure: 'Redis commands/s per idle node', value: num(m.idleCommandsPerNode, 2), note: `total_commands_processed over ${num(m.idleMs / 1000)} s idle / nodes, no worker running` },
+    { figure: 'Redis commands/s per idle node', value: num(m.idleCommandsPerNode, 2), note: `INFO commandstats calls over ${num(m.idleMs / 1000)} s idle / nodes, no worker running` },
     {
       figure: '  the same with the workers',
       value: num(m.idleCommandsPerNodeWithWorkers, 2),

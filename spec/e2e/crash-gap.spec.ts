@@ -27,7 +27,7 @@ test('a flow.completed that a kill -9 caught before it reached the outbox is in 
   try {
     await hn.curlFlows(1);
     await hn.sinkWhen((s) => s.total_delivered === 1, 'the first delivered');
-    // A frozen Redis holds the next append unanswered (for up to 3 s before the embedded store takes it).
+    // A frozen Redis holds the next append unanswered (for up to 3 s before the outage journal takes it).
     redis.freeze();
     const port = await hn.curlFlow();
     const archived = await waitForEvents(hn.events, (es) => ofType(es, 'flow.completed').length === 2, 2000, 'the second flow.completed archived');

@@ -30,7 +30,7 @@ const record: PresenceRecord = {
 test('the presence is written once the connection is ready, and again as soon as a dropped connection is back', async () => {
   const redis = await startRedisServer();
   const probe = new Redis(redis.url);
-  const presence = new FleetPresence(redis.url, record.node_id, () => record, FAR_MS);
+  const presence = new FleetPresence(redis.url, record.node_id, () => Promise.resolve(record), FAR_MS);
   try {
     presence.start();
     const written = await waitFor(() => probe.get(presenceKey(record.node_id)), WAIT_MS, 'the first presence');

@@ -52,7 +52,7 @@ test('weir fleet lists the nodes on a Redis from Redis alone: a graceful stop le
 
     await b.kill9();
     assert.is(stateOf(await fleet(redis.url), 'edge-b'), 'up', 'a killed node stands until its presence lapses');
-    await waitFor(async () => stateOf(await fleet(redis.url), 'edge-b') === 'stale', 25_000, 'edge-b stale');
+    await waitFor(async () => stateOf(await fleet(redis.url), 'edge-b') === 'stale', 45_000, 'edge-b stale');
     const one = await runWeir(['fleet', 'edge-b', '--redis', redis.url]);
     assert.is(one.code, 0, one.stderr);
     assert.match(one.stdout, /^node\s+edge-b\nstate\s+stale \(last seen /);

@@ -33,7 +33,7 @@ test('weir_redis_up follows Redis down and back, and the BullMQ deliveries are m
     const acknowledged = (): number => receiver.acknowledged().filter((e) => e['event_type'] === 'flow.completed').length;
     await waitFor(async () => (await scrape()).get('weir_sink_delivery_latency_seconds_count{sink="hook"}') === acknowledged(), WAIT_MS, 'one observation per acknowledged event');
 
-    // No traffic while it is down: the idle sink's state reads find the outage.
+    // No traffic while it is down: the state read of a scrape finds the outage.
     await redis.stop();
     const down = await redisUp(0, 'Redis down');
     assert.is(down.get('weir_sink_outbox_info{sink="hook",type="webhook",store="redis"}'), 1);

@@ -30,14 +30,14 @@ test('a Redis killed and restarted under a running node is one engine.warning re
     assert.match(String((lost!['payload'] as Record<string, unknown>)['message']), /^Redis failed sink "hook" \(/);
 
     await redis.restart();
-    // Events go on to the embedded store until a probe (at most every 5 s) finds Redis back.
+    // Events go on to the outage journal until its move (tried every second) finds Redis back.
     await waitFor(() => ofType(readJsonl(hn.events), 'engine.warning').some((e) => e.payload['code'] === 'redis_recovered'), 20_000, 'engine.warning redis_recovered');
     ports.push(...(await hn.curlFlows(2)));
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 20_000, 'every flow.completed delivered');
 
     assert.is((await warningsOf(hn.events, 'redis_unreachable')).length, 1, 'one warning for the outage');
     const [back] = await warningsOf(hn.events, 'redis_recovered');
-    assert.is((back!['payload'] as Record<string, unknown>)['message'], 'Redis answers again; sinks keep events there again');
+    assert.is((back!['payload'] as Record<string, unknown>)['message'], 'Redis answers again; sinks move their outage journals into their queues');
     assert.is((await warningsOf(hn.events, 'redis_recovered')).length, 1);
     assert.is(codeLines(hn.node.stdout(), 'redis_unreachable').length, 1, 'the outage logged once');
     assert.is(codeLines(hn.node.stdout(), 'redis_recovered').length, 1, 'its end logged once');

@@ -8,7 +8,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { completedById, deliveredAll, sourcePortOf } from '../support/webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
 
-test('a node started while Redis is down delivers, once Redis is back, the backlog Redis kept from its previous run', async () => {
+test('a node started while Redis is down keeps its events in the outage journal and, once Redis is back, delivers them and the backlog Redis kept from its previous run', async () => {
   const redis = await startRedisServer();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   // The receiver is down: a backlog builds in Redis.
@@ -24,15 +24,15 @@ test('a node started while Redis is down delivers, once Redis is back, the backl
     receiver.respond(() => ({ status: 200 }));
     await hn.restart();
     const [warning] = await warningsOf(hn.events, 'redis_unreachable');
-    assert.match(String(warning!.payload['message']), 'sinks use the embedded outbox until Redis answers');
-    // The node's own events of this run are kept in the embedded store and delivered from there.
+    assert.match(String(warning!.payload['message']), 'sinks keep events in their outage journals until Redis answers');
+    // The node's own events of this run are kept in the outage journal: nothing delivers them from there.
     const whileDown = await hn.curlFlows(2);
-    await waitFor(() => deliveredAll(receiver.acknowledged(), whileDown), 10_000, 'the flows of the outage delivered');
-    assert.not.ok(deliveredAll(receiver.acknowledged(), ports.slice(0, 1)), 'the Redis backlog waits for Redis');
+    await hn.sinkWhen((s) => s.pending === 2 && /outage journal/.test(s.last_error?.message ?? ''), 'the two in the outage journal');
+    assert.is(receiver.acknowledged().length, 0, 'nothing delivered while Redis is down');
 
     await redis.restart();
     ports.push(...whileDown);
-    // Without a restart of the node: Redis is asked again at most every 5 s.
+    // Without a restart of the node: the journal's move asks Redis every second.
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 20_000, 'the backlog Redis kept delivered once it is back');
     const after = await hn.sinkWhen((s) => s.pending === 0 && s.total_delivered === 5, 'nothing pending, and the five counted', { timeoutMs: 15_000 });
     assert.equal([after.replay_gaps, after.dead_letters, after.outbox_storage.store], [0, 0, 'redis']);
@@ -45,7 +45,7 @@ test('a node started while Redis is down delivers, once Redis is back, the backl
   }
 });
 
-test('a Webhook sink of warnings started with the node delivers the warning the opening of its own outbox published', async () => {
+test('a Webhook sink of warnings started with the node delivers, once Redis answers, the warning the opening of its own outbox published', async () => {
   const redis = await startRedisServer();
   await redis.stop();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
@@ -55,6 +55,7 @@ test('a Webhook sink of warnings started with the node delivers the warning the 
   const hn = await startHookNode({ origin, redisUrl: redis.url, hook: { url: receiver.url(), events: ['engine.warning', 'engine.started'] } });
   try {
     const [archived] = await warningsOf(hn.events, 'redis_unreachable');
+    await redis.restart();
     await waitFor(() => receiver.acknowledged().some((e) => e['event_id'] === archived!.event_id), 10_000, 'the redis_unreachable warning delivered');
     const started = receiver.acknowledged().find((e) => e['event_type'] === 'engine.started');
     assert.ok(started, 'engine.started delivered');

@@ -74,7 +74,8 @@ async function assertNothingLost({ hn, receiver }: Stage): Promise<void> {
     return due.filter((e) => !acked.has(e.event_id) && !inGap(e.sequence)).map((e) => `${e.event_type} ${e.sequence}`);
   };
   await hn
-    .sinkWhen((s) => missing(s.gaps ?? []).length === 0, 'every due event delivered or in a replay gap', { timeoutMs: 20_000 })
+    // Jobs the stopped node held wait for their locks to lapse (15 s) and two stalled-job checks (15 s apart).
+    .sinkWhen((s) => missing(s.gaps ?? []).length === 0, 'every due event delivered or in a replay gap', { timeoutMs: 60_000 })
     .catch(async (err: unknown) => {
       const sink = await hn.sink().catch(() => undefined);
       throw new Error(`${(err as Error).message}: missing ${missing(sink?.gaps ?? []).join(', ')}; sink ${JSON.stringify(sink)}`);

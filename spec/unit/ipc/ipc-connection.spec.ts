@@ -51,7 +51,7 @@ function stubOps(bus: EventBus, overrides: Partial<IpcControl> = {}): IpcControl
     policies: () => [],
     principals: notHere,
     resetPrincipals: notHere,
-    sinks: () => [],
+    freshSinks: () => Promise.resolve([]),
     setLogLevel: notHere,
     subscribe: (o) => resumeEvents(bus, () => [], { filter: typeFilter(o.types) }),
     audit: () => {},

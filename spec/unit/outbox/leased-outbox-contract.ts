@@ -33,17 +33,6 @@ export function leasedOutboxContract(name: string, makeBacking: () => Promise<Ou
   );
 
   test(
-    'ack with count false delivers without counting',
-    withOutbox(async (ob) => {
-      await ob.append(entries(1, 2));
-      await ob.lease(2);
-      await ob.ack(['ev-1'], { count: false });
-      await ob.ack(['ev-2']);
-      assert.equal(counts(await ob.state()), { pending: 0, total_delivered: 1, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
-    }),
-  );
-
-  test(
     'ack, retry and deadLetter ignore ids that are not leased',
     withOutbox(async (ob) => {
       await ob.append(entries(1, 1));

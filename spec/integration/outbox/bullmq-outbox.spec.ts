@@ -2,7 +2,7 @@ import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { bullmqDrain } from './bullmq-drain.js';
-import { outboxContract } from './outbox-contract.js';
+import { outboxContract } from '../../unit/outbox/outbox-contract.js';
 
 const redis = startRedisServer();
 let nodes = 0;

@@ -8,7 +8,7 @@ import { readRedisOutboxState } from '../../../actors/outbox/read-bullmq-outbox-
 import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { bullmqDrain } from './bullmq-drain.js';
-import { entries, ROOMY } from './outbox-contract.js';
+import { entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
 
 // Redis losing a sink's outbox (redis-loss-watch.ts): FLUSHALL stands for a Redis
 // restarted without its data.

@@ -7,7 +7,7 @@ import { NodeIdInUseError, RedisNodeClaim } from '../../../actors/outbox/redis-n
 import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { waitFor } from '../../support/wait-for.js';
-import { entries, ROOMY } from './outbox-contract.js';
+import { entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
 
 // One running node per node id on a shared Redis (redis-node-claim.ts).
 const { test, server } = redisSuite('Redis outbox: the claim of a node id');

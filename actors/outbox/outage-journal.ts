@@ -1,0 +1,49 @@
+import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
+import { jobIdFor } from './bullmq-keys.js';
+import type { JobGroup, TimedGroup } from './bullmq-jobs.js';
+
+/**
+ * How a Redis sink's outage journal keeps the jobs it owes the queue: one entry per
+ * event, whose id names the job the event belongs to and the event (`<job id> <event
+ * id>`; a job id never holds a space: bullmq-keys.ts encodes it). The move adds each
+ * job as the append that failed would have, under the same id, so BullMQ adds a job
+ * it already holds only once. An entry without a job id (an embedded outbox of the
+ * same state dir from before Redis was configured) is a job of its own.
+ */
+const SEPARATOR = ' ';
+
+export function journalEntries(groups: readonly JobGroup[]): OutboxAppend[] {
+  return groups.flatMap((g) => g.events.map((e) => ({ ...e, id: `${g.id}${SEPARATOR}${e.id}` })));
+}
+
+/** A job of the journal: its events, their entries' ids, and its append time. */
+export interface JournalJob extends TimedGroup {
+  entryIds: string[];
+}
+
+/**
+ * The jobs of leased entries, oldest first. A job's entries were appended together, so
+ * only the last job may be cut short by the lease's limit: unless `complete`, it is
+ * handed back in `rest` to go with the next lease.
+ */
+export function journalJobs(entries: readonly OutboxEntry[], complete: boolean): { jobs: JournalJob[]; rest: OutboxEntry[] } {
+  const jobs: JournalJob[] = [];
+  const firstOf: OutboxEntry[] = [];
+  for (const entry of entries) {
+    const at = entry.id.indexOf(SEPARATOR);
+    const jobId = at < 0 ? jobIdFor(entry.id) : entry.id.slice(0, at);
+    const event = { id: at < 0 ? entry.id : entry.id.slice(at + 1), sequence: entry.sequence, body: entry.body };
+    const last = jobs.at(-1);
+    if (last && last.id === jobId) {
+      (last.events as OutboxAppend[]).push(event);
+      last.entryIds.push(entry.id);
+      continue;
+    }
+    jobs.push({ id: jobId, events: [event], entryIds: [entry.id], atUnixMs: entry.enqueued_at_unix_ms });
+    firstOf.push(entry);
+  }
+  if (complete || jobs.length < 2) return { jobs, rest: [] };
+  const cut = entries.indexOf(firstOf.at(-1)!);
+  jobs.pop();
+  return { jobs, rest: entries.slice(cut) };
+}
