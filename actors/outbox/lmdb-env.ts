@@ -2,15 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Key, type RootDatabase } from 'lmdb';
 import type { WriteBlockReason } from '../contracts/outbox.js';
-import { committed } from './lmdb-commit.js';
 import type { SinkDb } from './lmdb-records.js';
 
 /**
- * One LMDB environment per node in `<state_dir>/outbox` (data.mdb, lock.mdb), one
- * named sub-database per sink and one `node` sub-database for node-wide facts. LMDB
- * commits on its own write thread (lmdb-js), so the event loop never waits on disk;
- * reads are memory-mapped and synchronous. Other processes (the offline
- * `weir connector state`) may open it read-only while the node runs.
+ * The LMDB outbox an earlier version kept in `<state_dir>/outbox` (data.mdb, lock.mdb):
+ * one named sub-database per sink and one `node` sub-database for node-wide facts.
+ * The journal store imports it once (lmdb-import.ts); until then `weir connector
+ * state` reads it read-only (read-lmdb-outbox-state.ts).
  */
 function outboxDir(stateDir: string): string {
   return path.join(stateDir, 'outbox');
@@ -46,9 +44,4 @@ const STORAGE_KEY = 'storage';
 
 export function readWriteBlock(nodeDb: SinkDb): WriteBlockReason | null {
   return (nodeDb.get(STORAGE_KEY) as { write_blocked_reason: WriteBlockReason | null } | undefined)?.write_blocked_reason ?? null;
-}
-
-/** Rejects with the cause when the commit fails (a full disk). */
-export function persistWriteBlock(nodeDb: SinkDb, reason: WriteBlockReason | null): Promise<boolean> {
-  return committed(nodeDb.put(STORAGE_KEY, { write_blocked_reason: reason }));
 }

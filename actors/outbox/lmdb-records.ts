@@ -1,5 +1,5 @@
 import type { Database, Key } from 'lmdb';
-import type { DeadLetter, OutboxEntry, OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
+import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
 import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
 
 /**
@@ -65,25 +65,8 @@ export function readGaps(db: SinkDb): ReplayGap[] {
   return (db.get(GAPS_KEY) as ReplayGap[] | undefined) ?? [];
 }
 
-export function toEntry(e: StoredEntry, attempts: number): OutboxEntry {
-  return {
-    id: e.id,
-    sequence: e.sequence,
-    body: e.body,
-    enqueued_at_unix_ms: e.enqueued_at_unix_ms,
-    attempts,
-    replayed_at_unix_ms: e.replayed_at_unix_ms,
-  };
-}
-
-export function toDeadLetter(d: StoredDead): DeadLetter {
-  return { ...toEntry(d, d.attempts), error: d.error, dead_at_unix_ms: d.dead_at_unix_ms };
-}
-
 /**
- * A sink's state as its committed records say; shared by the live store and the offline
- * reader. The live store passes its counters and gaps, which hold a gap that a full
- * disk kept from being committed yet.
+ * A sink's state as an earlier version's LMDB outbox records it (the offline reader).
  */
 export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: number, counters = readCounters(db), gaps = readGaps(db)): OutboxState {
   let oldest: number | null = null;
@@ -92,15 +75,4 @@ export function sinkState(db: SinkDb, blocked: WriteBlockReason | null, nowMs: n
     oldest = (value as StoredEntry).enqueued_at_unix_ms;
   }
   return embeddedState(counters, oldest, gaps, blocked, nowMs);
-}
-
-/**
- * Takes back what one batch did to the counters (from `before` to `after`), keeping
- * what other batches did meanwhile.
- */
-export function undoCounts(counters: Counters, before: Counters, after: Counters): void {
-  for (const key of ['pending', 'dead_letters', 'bytes', 'total_delivered', 'total_failed', 'replay_gaps'] as const) {
-    counters[key] -= after[key] - before[key];
-  }
-  if (counters.last_error === after.last_error) counters.last_error = before.last_error;
 }

@@ -3,8 +3,7 @@ import { openNodeDb, openOutboxEnv, openSinkDb, outboxEnvExists, readWriteBlock 
 import { sinkState } from './lmdb-records.js';
 
 /**
- * A sink's state in an LMDB outbox without a running node (the spill store beside
- * Redis, or one an earlier version left): opens the state dir's LMDB environment read-only. Null when this state dir has no
+ * A sink's state in the LMDB outbox an earlier version left, not imported yet: opens the state dir's LMDB environment read-only. Null when this state dir has no
  * outbox, or no outbox for that sink. write_blocked is the last one the node recorded.
  */
 export async function readLmdbOutboxState(stateDir: string, sink: string): Promise<OutboxState | null> {

@@ -6,7 +6,7 @@ import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { JournaledOutbox } from '../../../actors/outbox/journaled-outbox.js';
-import { LmdbOutboxStore } from '../../../actors/outbox/lmdb-outbox-store.js';
+import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { RedisHealth } from '../../../actors/outbox/redis-health.js';
 import type { RedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -41,7 +41,7 @@ export async function openJournaledSink(server: RedisServer, again?: { stateDir:
   const nodeId = again?.nodeId ?? `journal-node-${++nodes}`;
   const stateDir = again?.stateDir ?? tempDir('weir-journal-');
   const redis = await BullmqOutboxStore.connect({ url: server.url, nodeId, limits: ROOMY, stateDir });
-  const embedded = new LmdbOutboxStore({ stateDir, limits: ROOMY });
+  const embedded = new JournalOutboxStore({ stateDir, limits: ROOMY });
   const primary = await redis.open('billing');
   const journal = await embedded.open('billing');
   const told: string[] = [];
