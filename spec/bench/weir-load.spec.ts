@@ -16,6 +16,7 @@ import { runLoad } from './load-runner.js';
 import { buildWeirLoad } from './native-build.js';
 import { startOrigins, type Origins } from './origins.js';
 import { peers, startPeer, type RunningPeer } from './peers.js';
+import { loudBefore } from '../support/loud-before.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-load-spec-'));
@@ -25,7 +26,7 @@ let relay: RunningPeer;
 
 const direct = (port: number) => ({ port, proto: 'none', target: { host: '127.0.0.1', port } }) as const;
 
-test.before(async () => {
+loudBefore(test, async () => {
   buildWeirLoad(path.join(REPO, 'spec', 'bench', 'weir-load.c'), binary);
   origins = await startOrigins(binary);
   const node = peers(REPO).find((p) => p.name === 'node-socks5');

@@ -13,6 +13,7 @@ import { serveStatic, type StaticSite } from '../support/static-site.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { CLASH_KEY, clashFixture, type ClashSetup } from '../support/clash-fixture.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // The built yacd (a real Clash dashboard) in headless Chromium against a real `weir
 // run` with real traffic: what a person would see and do on its pages.
@@ -38,7 +39,7 @@ let site: StaticSite;
 let browser: BrowserContext;
 let page: Page;
 
-test.before(async () => {
+loudBefore(test, async () => {
   if (!fs.existsSync(path.join(YACD, 'index.html'))) throw new Error(`no built yacd at ${YACD}`);
   site = await serveStatic(YACD);
   // A fresh profile: the site registers a service worker and keeps its backend in localStorage.

@@ -4,11 +4,12 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
 import { WsClient } from '../support/event-clients.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 const MAX_FAILURES = 10;
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   // A short window, so the episode's end comes within the spec.
   node = await startNode({ authThrottle: { maxFailures: MAX_FAILURES, windowMs: 3000 } });
 });

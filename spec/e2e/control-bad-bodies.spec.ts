@@ -5,12 +5,13 @@ import * as assert from 'uvu/assert';
 import { startHttpControl, type HttpControl } from '../../http/control-server.js';
 import { LineClient } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: IpcNode;
 let http: HttpControl;
 let ipc: LineClient;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startIpcNode();
   http = await startHttpControl(node.ops, {
     listen: { host: '127.0.0.1', port: 0 },

@@ -3,10 +3,11 @@ import * as assert from 'uvu/assert';
 import { WRITE_OPERATIONS } from '../../actors/control/write-operations.js';
 import type { ScopedRoute } from '../../http/auth/route-table.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode();
 });
 test.after(async () => {

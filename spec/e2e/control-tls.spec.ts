@@ -15,6 +15,7 @@ import { tempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 import { runWeir } from '../support/weir-bin.js';
 import { spawnWeir } from '../support/weir-child.js';
+import { loudBefore } from '../support/loud-before.js';
 
 const KEY = 'tls-spec-key-0123456789abcdef';
 let ca: TestCa;
@@ -65,7 +66,7 @@ function presented(port: number): Promise<string> {
   });
 }
 
-test.before(async () => {
+loudBefore(test, async () => {
   ca = await testCa();
   [server, renewed, client, expired] = await Promise.all([ca.issue('server'), ca.issue('renewed'), ca.issue('client', { client: true }), ca.issue('expired', { days: -1 })]);
   metricsPort = await freePort();

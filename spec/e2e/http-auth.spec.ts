@@ -4,10 +4,11 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
 import { SseClient, WsClient } from '../support/event-clients.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   // Far more wrong keys than the throttle takes: this spec is about each refusal (control-auth-throttle.spec is about the throttle).
   node = await startNode({ authThrottle: { maxFailures: 1_000_000 } });
 });

@@ -7,6 +7,7 @@ import { startOrigin, type Origin } from '../support/origin.js';
 import { waitFor } from '../support/wait-for.js';
 import { SseClient } from '../support/event-clients.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: TestNode;
 let origin: Origin;
@@ -14,7 +15,7 @@ let stream: SseClient;
 /** The url_test group's probe URL: a 200 answer. */
 let probeUrl: string;
 
-test.before(async () => {
+loudBefore(test, async () => {
   origin = await startOrigin();
   probeUrl = origin.url('/bytes/2?case=probe');
   node = await startNode({ probeUrl });

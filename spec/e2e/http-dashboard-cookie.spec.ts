@@ -2,10 +2,11 @@ import http from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode();
 });
 test.after(async () => {

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // What the control plane answers to requests it cannot take, as http/README.md says:
 // "Malformed query numbers or JSON: 400 BAD_REQUEST ...; a body that fails validation:
@@ -10,7 +11,7 @@ import { startNode, type TestNode } from '../support/api-node.js';
 
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode();
 });
 test.after(async () => {

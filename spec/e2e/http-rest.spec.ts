@@ -4,10 +4,11 @@ import type { Envelope } from '../../streams/contract.js';
 import { rawExchange } from '../support/raw-client.js';
 import { assertStatsFields } from '../support/stats-fields.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode({ maxBodyBytes: 4096 });
 });
 test.after(async () => {

@@ -7,13 +7,14 @@ import type { Envelope } from '../../streams/contract.js';
 import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 const EVENTS = 100_000;
 const BOUND = 1024 * 1024;
 const PAD = 'p'.repeat(200);
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode({ streamLimits: { bufferBytes: BOUND } });
 });
 test.after(async () => {

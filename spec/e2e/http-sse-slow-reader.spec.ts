@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { settlesBeforeFar } from '../support/far-bound.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // A subscriber stops reading while events flow, is cut off as a slow consumer, and reads
 // what it was sent only after a long pause (longer than 30 s, and than the server's
@@ -14,7 +15,7 @@ const PAD = 'p'.repeat(300);
 const PAUSE_MS = 35_000;
 let node: TestNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode({ streamLimits: { bufferBytes: BOUND } });
 });
 test.after(async () => {

@@ -7,6 +7,7 @@ import { WAIT_MS } from '../support/far-bound.js';
 import { waitFor } from '../support/wait-for.js';
 import { SseClient, WsClient } from '../support/event-clients.js';
 import { startNode, type TestNode } from '../support/api-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // Every live subscriber holds a bus subscription, a queue of up to 8 MiB and a socket,
 // and the streams took as many as came. They now hold a bounded number, SSE and
@@ -16,7 +17,7 @@ const LIMIT = 2;
 let node: TestNode;
 const open: { close(): void }[] = [];
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startNode({ streamLimits: { maxSubscribers: LIMIT, heartbeatMs: 100 } });
 });
 test.after.each(() => {

@@ -2,10 +2,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LineClient } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: IpcNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startIpcNode();
 });
 test.after(async () => {

@@ -8,11 +8,12 @@ import { assertStatsFields } from '../support/stats-fields.js';
 import { waitFor } from '../support/wait-for.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: IpcNode;
 let origin: Origin;
 
-test.before(async () => {
+loudBefore(test, async () => {
   origin = await startOrigin();
   node = await startIpcNode();
 });

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { waitFor } from '../support/wait-for.js';
 import { LineClient } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // Every IPC connection holds memory even idle (~80 KiB: 7,000 idle clients held ~580 MB),
 // and the channel took as many as came. It now holds a bounded number.
@@ -11,7 +12,7 @@ import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
 const LIMIT = 3;
 let node: IpcNode;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startIpcNode({ maxConnections: LIMIT });
 });
 

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { startIpcServer, type IpcServer } from '../../ipc/ipc-server.js';
 import { LineClient, type Line } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // A client that begins a request line and never ends it made the node hold up to
 // 1 MiB per connection for as long as it stayed connected (300 such clients: +250 MiB
@@ -15,7 +16,7 @@ const LINE_TIMEOUT_MS = 300;
 let node: IpcNode;
 let ipc: IpcServer;
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startIpcNode();
   // A second channel on the same node, with a line timeout short enough to wait for.
   const opts = {

@@ -9,11 +9,12 @@ import { startIpcServer } from '../../ipc/ipc-server.js';
 import { rejectionOf } from '../support/rejection.js';
 import { LineClient } from '../unit/ipc/line-client.js';
 import { startIpcNode, type IpcNode } from '../support/ipc-node.js';
+import { loudBefore } from '../support/loud-before.js';
 
 let node: IpcNode;
 const log = pino({ level: 'silent' });
 
-test.before(async () => {
+loudBefore(test, async () => {
   node = await startIpcNode();
 });
 

@@ -8,6 +8,7 @@ import { checkProperty } from '../support/fuzz.js';
 import { e2eConfig } from '../support/node-config.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
 import { tempDir } from '../support/temp-dir.js';
+import { loudBefore } from '../support/loud-before.js';
 
 // Random request heads to the HTTP inbound of a real node whose every route is `block`,
 // so no byte leaves it: each is answered with a 4xx or closed, never a 5xx nor a stack
@@ -17,7 +18,7 @@ const SPEC_RUNS = 1000;
 let node: WeirNode;
 let port: number;
 
-test.before(async () => {
+loudBefore(test, async () => {
   const stateDir = tempDir();
   const config = e2eConfig({ stateDir, inbounds: [{ type: 'http', tag: 'http-in', listen: '127.0.0.1', port: 0 }], route: { final: 'block' } });
   config['event_sinks'] = [];
