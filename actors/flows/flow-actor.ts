@@ -1,4 +1,3 @@
-import { Subject } from 'rxjs';
 import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import { FlowJson } from '../../streams/flow-json.js';
@@ -31,14 +30,18 @@ export class FlowCancelledError extends WeirError<'FLOW_CANCELLED'> {
   }
 }
 
+/** Where an actor hands each change: its table, which passes them on as one stream. */
+export type FlowChangeSink = (change: FlowChange) => void;
+
 /**
- * The shell around one flow's pure logic. It owns the current FlowRecord, publishes
- * each change on `state$`, and reads the relay's byte counters only when sampled, so
- * the relay itself does no per-chunk work for observation.
+ * The shell around one flow's pure logic. It owns the current FlowRecord, hands each
+ * change to `publish`, and reads the relay's byte counters only when sampled, so the
+ * relay itself does no per-chunk work for observation. It has no stream of its own: a
+ * Subject per flow, merged by the table, cost a subscription and an operator chain
+ * per flow for what one table-wide stream carries.
  */
 export class FlowActor {
   private current: FlowRecord;
-  readonly state$ = new Subject<FlowChange>();
   /** Serializes this flow's events, reusing the JSON of what stays the same between them. */
   private readonly json = new FlowJson();
   private meter: TrafficMeter | null = null;
@@ -53,6 +56,7 @@ export class FlowActor {
   constructor(
     init: FlowInit,
     readonly auth: FlowAuth,
+    private readonly publish: FlowChangeSink,
   ) {
     this.current = initialFlowRecord(init);
   }
@@ -70,7 +74,7 @@ export class FlowActor {
   }
 
   started(): void {
-    this.state$.next({ kind: 'started', record: this.current, auth: this.auth, json: this.json });
+    this.publish({ kind: 'started', record: this.current, auth: this.auth, json: this.json });
   }
 
   routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
@@ -113,7 +117,6 @@ export class FlowActor {
   complete(at: number, result: FlowResult, route?: FlowRoute, unrelayed?: FlowTraffic): void {
     const traffic = this.meter ? this.meter.read() : (unrelayed ?? this.current.traffic);
     this.apply({ type: 'completed', at, traffic, result, route, detail: this.learned }, 'completed');
-    this.state$.complete();
   }
 
   /**
@@ -176,7 +179,7 @@ export class FlowActor {
     const next = flowTransition(this.current, event);
     if (next === this.current) return false;
     this.current = next;
-    this.state$.next({ kind, record: next, auth: this.auth, json: this.json });
+    this.publish({ kind, record: next, auth: this.auth, json: this.json });
     return true;
   }
 }
