@@ -1,4 +1,4 @@
-import { jsonNumber as num, jsonString as str } from './json-text.js';
+import { jsonNumber, plainString } from './json-text.js';
 import type {
   Endpoint,
   FlowAuth,
@@ -16,139 +16,345 @@ import type {
   TagProtocol,
 } from './contract.js';
 
-// Writers for the parts of a record, each field of its type written by template: a
-// call into JSON.stringify walks the object generically and costs several times as much
-// for these small objects. Optional fields
-// are left out when undefined, as JSON.stringify does; keys come in the type's order.
+// Writers for the parts of a record, each field of its type written in the type's key
+// order into one list of pieces that is joined once. A template or `+` makes a string
+// object for every piece (a flow's three events made ~500) and a tree that is walked
+// again to flatten it when the text is first written out; a joined list makes one flat
+// string, and a plain string value goes in as it is, between two constant quotes.
+// Optional fields are left out when undefined, as JSON.stringify does.
 
-const list = <T>(items: readonly T[], write: (item: T) => string): string => `[${items.map(write).join(',')}]`;
+/**
+ * The pieces of one text, joined once. Its list is kept from one text to the next and
+ * only its count reset: emptied (`length = 0`), an array gives up its backing store and
+ * grows it again step by step for the next text, ~4 KB of garbage per event.
+ */
+class Pieces {
+  private readonly parts: string[] = [];
+  private count = 0;
 
-function tagProtocolJson(t: TagProtocol): string {
-  return `{"tag":${str(t.tag)},"protocol":${str(t.protocol)}}`;
+  add(piece: string): void {
+    this.parts[this.count++] = piece;
+  }
+
+  /** The pieces added since the last call, joined; the list is then empty. */
+  take(): string {
+    this.parts.length = this.count;
+    this.count = 0;
+    return this.parts.join('');
+  }
 }
 
-function endpointJson(e: Endpoint): string {
-  return `{"host":${str(e.host)},"port":${num(e.port)}}`;
+type Out = Pieces;
+
+function str(out: Out, value: string | null): void {
+  if (value === null) out.add('null');
+  else if (plainString(value)) {
+    out.add('"');
+    out.add(value);
+    out.add('"');
+  }
+  else out.add(JSON.stringify(value));
 }
 
-const optional = (key: string, value: string | number | undefined, write: (v: never) => string): string =>
-  value === undefined ? '' : `,"${key}":${write(value as never)}`;
-
-function sourceJson(s: FlowSource): string {
-  return (
-    `{"ip":${str(s.ip)},"port":${num(s.port)}${optional('process_id', s.process_id, num)}` +
-    `${optional('process_name', s.process_name, str)}${optional('process_path', s.process_path, str)}}`
-  );
+function num(out: Out, value: number | null): void {
+  out.add(jsonNumber(value));
 }
 
-function targetJson(t: FlowTarget): string {
-  return `{"host":${str(t.host)},"port":${num(t.port)}${optional('resolved_ip', t.resolved_ip, str)}${optional('sniffed_host', t.sniffed_host, str)}}`;
+function list<T>(out: Out, items: readonly T[], write: (out: Out, item: T) => void): void {
+  out.add('[');
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out.add(',');
+    write(out, items[i] as T);
+  }
+  out.add(']');
 }
 
-function routeJson(r: FlowRoute): string {
+function optionalStr(out: Out, key: string, value: string | undefined): void {
+  if (value === undefined) return;
+  out.add(key);
+  str(out, value);
+}
+
+function tagProtocolJson(out: Out, t: TagProtocol): void {
+  out.add('{"tag":');
+  str(out, t.tag);
+  out.add(',"protocol":');
+  str(out, t.protocol);
+  out.add('}');
+}
+
+function endpointJson(out: Out, e: Endpoint): void {
+  out.add('{"host":');
+  str(out, e.host);
+  out.add(',"port":');
+  num(out, e.port);
+  out.add('}');
+}
+
+function sourceJson(out: Out, s: FlowSource): void {
+  out.add('{"ip":');
+  str(out, s.ip);
+  out.add(',"port":');
+  num(out, s.port);
+  if (s.process_id !== undefined) {
+    out.add(',"process_id":');
+    num(out, s.process_id);
+  }
+  optionalStr(out, ',"process_name":', s.process_name);
+  optionalStr(out, ',"process_path":', s.process_path);
+  out.add('}');
+}
+
+function targetJson(out: Out, t: FlowTarget): void {
+  out.add('{"host":');
+  str(out, t.host);
+  out.add(',"port":');
+  num(out, t.port);
+  optionalStr(out, ',"resolved_ip":', t.resolved_ip);
+  optionalStr(out, ',"sniffed_host":', t.sniffed_host);
+  out.add('}');
+}
+
+function routeJson(out: Out, r: FlowRoute): void {
+  out.add('{"mode":');
+  str(out, r.mode);
+  out.add(',"action":');
+  str(out, r.action);
+  out.add(',"target":');
+  str(out, r.target);
+  out.add(',"matched_rule":');
   const rule = r.matched_rule;
-  return (
-    `{"mode":${str(r.mode)},"action":${str(r.action)},"target":${str(r.target)}` +
-    `,"matched_rule":${rule ? `{"index":${num(rule.index)},"condition":${str(rule.condition)}}` : 'null'}` +
-    `,"selection_chain":${list(r.selection_chain, str)}}`
-  );
+  if (rule) {
+    out.add('{"index":');
+    num(out, rule.index);
+    out.add(',"condition":');
+    str(out, rule.condition);
+    out.add('}');
+  } else out.add('null');
+  out.add(',"selection_chain":');
+  list(out, r.selection_chain, str);
+  out.add('}');
 }
 
-function hopJson(h: RelayHop): string {
-  return `{"tag":${str(h.tag)},"protocol":${str(h.protocol)},"server":${str(h.server)},"port":${num(h.port)}}`;
+function hopJson(out: Out, h: RelayHop): void {
+  out.add('{"tag":');
+  str(out, h.tag);
+  out.add(',"protocol":');
+  str(out, h.protocol);
+  out.add(',"server":');
+  str(out, h.server);
+  out.add(',"port":');
+  num(out, h.port);
+  out.add('}');
 }
 
-function pathJson(p: FlowPath): string {
-  return (
-    `{"outbound":${p.outbound ? tagProtocolJson(p.outbound) : 'null'},"remote":${p.remote ? endpointJson(p.remote) : 'null'}` +
-    `,"relay_chain":${list(p.relay_chain, hopJson)}}`
-  );
+function pathJson(out: Out, p: FlowPath): void {
+  out.add('{"outbound":');
+  if (p.outbound) tagProtocolJson(out, p.outbound);
+  else out.add('null');
+  out.add(',"remote":');
+  if (p.remote) endpointJson(out, p.remote);
+  else out.add('null');
+  out.add(',"relay_chain":');
+  list(out, p.relay_chain, hopJson);
+  out.add('}');
 }
 
-function authJson(a: FlowAuth): string {
-  const attributes = Object.keys(a.attributes).map((key) => `${str(key)}:${str(a.attributes[key] as string)}`);
-  return `{"scheme":${str(a.scheme)},"principal_key":${str(a.principal_key)},"attributes":{${attributes.join(',')}}}`;
+function authJson(out: Out, a: FlowAuth): void {
+  out.add('{"scheme":');
+  str(out, a.scheme);
+  out.add(',"principal_key":');
+  str(out, a.principal_key);
+  out.add(',"attributes":{');
+  let first = true;
+  for (const key of Object.keys(a.attributes)) {
+    if (!first) out.add(',');
+    first = false;
+    str(out, key);
+    out.add(':');
+    str(out, a.attributes[key] as string);
+  }
+  out.add('}}');
 }
 
-function resultJson(r: FlowResult): string {
+function resultJson(out: Out, r: FlowResult): void {
+  out.add('{"outcome":');
+  str(out, r.outcome);
+  out.add(',"close_reason":');
+  str(out, r.close_reason);
+  out.add(',"failure":');
   const f = r.failure;
-  const failure = f
-    ? `{"stage":${str(f.stage)},"code":${str(f.code)},"message":${str(f.message)}${f.remote ? `,"remote":${endpointJson(f.remote)}` : ''}}`
-    : 'null';
-  return `{"outcome":${str(r.outcome)},"close_reason":${str(r.close_reason)},"failure":${failure}}`;
+  if (f) {
+    out.add('{"stage":');
+    str(out, f.stage);
+    out.add(',"code":');
+    str(out, f.code);
+    out.add(',"message":');
+    str(out, f.message);
+    if (f.remote) {
+      out.add(',"remote":');
+      endpointJson(out, f.remote);
+    }
+    out.add('}');
+  } else out.add('null');
+  out.add('}');
 }
 
-function trafficJson(t: FlowTraffic): string {
-  return (
-    `{"bytes_up":${num(t.bytes_up)},"bytes_down":${num(t.bytes_down)},"inbound_rx_bytes":${num(t.inbound_rx_bytes)}` +
-    `,"inbound_tx_bytes":${num(t.inbound_tx_bytes)},"outbound_rx_bytes":${num(t.outbound_rx_bytes)}` +
-    `,"outbound_tx_bytes":${num(t.outbound_tx_bytes)},"packets_up":${num(t.packets_up)},"packets_down":${num(t.packets_down)}}`
-  );
+function trafficJson(out: Out, t: FlowTraffic): void {
+  out.add('{"bytes_up":');
+  num(out, t.bytes_up);
+  out.add(',"bytes_down":');
+  num(out, t.bytes_down);
+  out.add(',"inbound_rx_bytes":');
+  num(out, t.inbound_rx_bytes);
+  out.add(',"inbound_tx_bytes":');
+  num(out, t.inbound_tx_bytes);
+  out.add(',"outbound_rx_bytes":');
+  num(out, t.outbound_rx_bytes);
+  out.add(',"outbound_tx_bytes":');
+  num(out, t.outbound_tx_bytes);
+  out.add(',"packets_up":');
+  num(out, t.packets_up);
+  out.add(',"packets_down":');
+  num(out, t.packets_down);
+  out.add('}');
 }
 
-function throughputJson(t: FlowThroughput): string {
-  return `{"upload_bps":${num(t.upload_bps)},"download_bps":${num(t.download_bps)},"sampled_at_unix_ms":${num(t.sampled_at_unix_ms)}}`;
+function throughputJson(out: Out, t: FlowThroughput): void {
+  out.add('{"upload_bps":');
+  num(out, t.upload_bps);
+  out.add(',"download_bps":');
+  num(out, t.download_bps);
+  out.add(',"sampled_at_unix_ms":');
+  num(out, t.sampled_at_unix_ms);
+  out.add('}');
 }
 
-function timingJson(t: FlowTiming): string {
-  return (
-    `{"started_at_unix_ms":${num(t.started_at_unix_ms)},"last_activity_at_unix_ms":${num(t.last_activity_at_unix_ms)}` +
-    `,"ended_at_unix_ms":${num(t.ended_at_unix_ms)},"duration_ms":${num(t.duration_ms)}}`
-  );
+function timingJson(out: Out, t: FlowTiming): void {
+  out.add('{"started_at_unix_ms":');
+  num(out, t.started_at_unix_ms);
+  out.add(',"last_activity_at_unix_ms":');
+  num(out, t.last_activity_at_unix_ms);
+  out.add(',"ended_at_unix_ms":');
+  num(out, t.ended_at_unix_ms);
+  out.add(',"duration_ms":');
+  num(out, t.duration_ms);
+  out.add('}');
 }
 
 /** The legacy payload's traffic: the whole counters at flow.completed, four of them before. */
-function legacyTrafficJson(t: FlowLifecyclePayload['traffic']): string {
-  return t.inbound_rx_bytes === undefined
-    ? `{"bytes_up":${num(t.bytes_up)},"bytes_down":${num(t.bytes_down)},"packets_up":${num(t.packets_up)},"packets_down":${num(t.packets_down)}}`
-    : trafficJson(t as FlowTraffic);
+function legacyTrafficJson(out: Out, t: FlowLifecyclePayload['traffic']): void {
+  if (t.inbound_rx_bytes !== undefined) {
+    trafficJson(out, t as FlowTraffic);
+    return;
+  }
+  out.add('{"bytes_up":');
+  num(out, t.bytes_up);
+  out.add(',"bytes_down":');
+  num(out, t.bytes_down);
+  out.add(',"packets_up":');
+  num(out, t.packets_up);
+  out.add(',"packets_down":');
+  num(out, t.packets_down);
+  out.add('}');
 }
 
-/** The parts of a record that stay the same object from one revision to the next, by slot. */
-const PART = { inbound: 0, source: 1, target: 2, route: 3, path: 4, auth: 5, outbound: 6 } as const;
-const PART_COUNT = Object.keys(PART).length;
+function recordJson(out: Out, r: FlowRecord): void {
+  out.add('{"flow_id":');
+  str(out, r.flow_id);
+  out.add(',"revision":');
+  num(out, r.revision);
+  out.add(',"state":');
+  str(out, r.state);
+  out.add(',"network":');
+  str(out, r.network);
+  out.add(',"inbound":');
+  tagProtocolJson(out, r.inbound);
+  if (r.source) {
+    out.add(',"source":');
+    sourceJson(out, r.source);
+  }
+  out.add(',"target":');
+  targetJson(out, r.target);
+  out.add(',"route":');
+  routeJson(out, r.route);
+  out.add(',"path":');
+  pathJson(out, r.path);
+  out.add(',"traffic":');
+  trafficJson(out, r.traffic);
+  out.add(',"throughput":');
+  throughputJson(out, r.throughput);
+  out.add(',"timing":');
+  timingJson(out, r.timing);
+  if (r.result) {
+    out.add(',"result":');
+    resultJson(out, r.result);
+  }
+  out.add('}');
+}
+
+function lifecycleJson(out: Out, p: FlowLifecyclePayload): void {
+  out.add('{"flow_id":');
+  str(out, p.flow_id);
+  out.add(',"network":');
+  str(out, p.network);
+  out.add(',"inbound":');
+  tagProtocolJson(out, p.inbound);
+  out.add(',"auth":');
+  authJson(out, p.auth);
+  out.add(',"target":');
+  endpointJson(out, p.target);
+  out.add(',"route":{"mode":');
+  str(out, p.route.mode);
+  out.add(',"target":');
+  str(out, p.route.target);
+  out.add('},"policy":null,"outbound":');
+  if (p.outbound) tagProtocolJson(out, p.outbound);
+  else out.add('null');
+  out.add(',"traffic":');
+  legacyTrafficJson(out, p.traffic);
+  out.add(',"timing":{"started_at_unix_ms":');
+  num(out, p.timing.started_at_unix_ms);
+  out.add(',"ended_at_unix_ms":');
+  num(out, p.timing.ended_at_unix_ms);
+  out.add(',"duration_ms":');
+  num(out, p.timing.duration_ms);
+  out.add('},"outcome":');
+  str(out, p.outcome);
+  if (p.close_reason) {
+    out.add(',"close_reason":');
+    str(out, p.close_reason);
+  }
+  out.add(',"record":');
+  recordJson(out, p.record);
+  out.add('}');
+}
+
+/** One list for every text: a writer runs to its end in one call and never starts another text. */
+const pieces = new Pieces();
+
+function joined(write: (out: Out) => void): string {
+  try {
+    write(pieces);
+  } catch (err) {
+    // A writer that threw (a value of the wrong type) leaves nothing for the next text.
+    pieces.take();
+    throw err;
+  }
+  return pieces.take();
+}
 
 /**
- * One flow's event JSON. A flow's three lifecycle envelopes repeat its inbound, auth,
- * source, target, route and path, and each carries some twice (legacy fields beside
- * the record); records are revised by copy and never changed in place, so the JSON of
- * an object seen before is the one made for it then. Everything is written by
- * template, strings through jsonString: serialization was the largest single item of
- * weir's own work per flow. Every field of the types is written; flow-json.spec holds
- * each writer to JSON.stringify's output on fully populated values.
+ * A flow record's JSON, written by hand: serialization was the largest single item of
+ * weir's own work per flow, and JSON.stringify walks these small objects generically.
+ * Every field of the types is written; flow-json.spec holds each writer to
+ * JSON.stringify's output on fully populated values.
  */
-export class FlowJson {
-  private readonly objects = new Array<object | undefined>(PART_COUNT).fill(undefined);
-  private readonly texts = new Array<string>(PART_COUNT).fill('');
+export function flowRecordJson(record: FlowRecord): string {
+  return joined((out) => recordJson(out, record));
+}
 
-  record(r: FlowRecord): string {
-    return (
-      `{"flow_id":${str(r.flow_id)},"revision":${num(r.revision)},"state":${str(r.state)},"network":${str(r.network)}` +
-      `,"inbound":${this.part(PART.inbound, r.inbound, tagProtocolJson)}${r.source ? `,"source":${this.part(PART.source, r.source, sourceJson)}` : ''}` +
-      `,"target":${this.part(PART.target, r.target, targetJson)},"route":${this.part(PART.route, r.route, routeJson)}` +
-      `,"path":${this.part(PART.path, r.path, pathJson)}` +
-      `,"traffic":${trafficJson(r.traffic)},"throughput":${throughputJson(r.throughput)},"timing":${timingJson(r.timing)}` +
-      `${r.result ? `,"result":${resultJson(r.result)}` : ''}}`
-    );
-  }
-
-  lifecycle(p: FlowLifecyclePayload): string {
-    return (
-      `{"flow_id":${str(p.flow_id)},"network":${str(p.network)},"inbound":${this.part(PART.inbound, p.inbound, tagProtocolJson)}` +
-      `,"auth":${this.part(PART.auth, p.auth, authJson)},"target":${endpointJson(p.target)}` +
-      `,"route":{"mode":${str(p.route.mode)},"target":${str(p.route.target)}},"policy":null` +
-      `,"outbound":${p.outbound ? this.part(PART.outbound, p.outbound, tagProtocolJson) : 'null'},"traffic":${legacyTrafficJson(p.traffic)}` +
-      `,"timing":{"started_at_unix_ms":${num(p.timing.started_at_unix_ms)},"ended_at_unix_ms":${num(p.timing.ended_at_unix_ms)}` +
-      `,"duration_ms":${num(p.timing.duration_ms)}},"outcome":${str(p.outcome)}` +
-      `${p.close_reason ? `,"close_reason":${str(p.close_reason)}` : ''},"record":${this.record(p.record)}}`
-    );
-  }
-
-  private part<T extends object>(slot: number, value: T, write: (value: T) => string): string {
-    if (this.objects[slot] !== value) {
-      this.objects[slot] = value;
-      this.texts[slot] = write(value);
-    }
-    return this.texts[slot] as string;
-  }
+/** A flow.started, flow.routed or flow.completed payload's JSON, as flowRecordJson writes. */
+export function lifecyclePayloadJson(payload: FlowLifecyclePayload): string {
+  return joined((out) => lifecycleJson(out, payload));
 }

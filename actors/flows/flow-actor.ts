@@ -1,6 +1,5 @@
 import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
-import { FlowJson } from '../../streams/flow-json.js';
 import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
 import { WeirError } from '../errors/weir-error.js';
 
@@ -42,8 +41,6 @@ export type FlowChangeSink = (change: FlowChange) => void;
  */
 export class FlowActor {
   private current: FlowRecord;
-  /** Serializes this flow's events, reusing the JSON of what stays the same between them. */
-  private readonly json = new FlowJson();
   private meter: TrafficMeter | null = null;
   /** The meter's total at the last sample: an idle flow costs one number read per tick. */
   private lastTotal = -1;
@@ -74,7 +71,7 @@ export class FlowActor {
   }
 
   started(): void {
-    this.publish({ kind: 'started', record: this.current, auth: this.auth, json: this.json });
+    this.publish({ kind: 'started', record: this.current, auth: this.auth });
   }
 
   routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
@@ -179,7 +176,7 @@ export class FlowActor {
     const next = flowTransition(this.current, event);
     if (next === this.current) return false;
     this.current = next;
-    this.publish({ kind, record: next, auth: this.auth, json: this.json });
+    this.publish({ kind, record: next, auth: this.auth });
     return true;
   }
 }

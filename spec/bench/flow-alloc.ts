@@ -40,7 +40,8 @@ async function profilePeer(name: PeerName, load: Load, root: string): Promise<Pe
   const peer = peers(REPO).find((p) => p.name === name)!;
   const dir = fs.mkdtempSync(path.join(root, `${name}-profile-`));
   const preload = fileURLToPath(new URL('./flow-profiler.js', import.meta.url));
-  process.env.NODE_OPTIONS = `--import ${preload}`;
+  // FLOW_ALLOC_NODE_OPTIONS: more node options for both proxies (a V8 flag to try).
+  process.env.NODE_OPTIONS = `--import ${preload} ${process.env.FLOW_ALLOC_NODE_OPTIONS ?? ''}`;
   process.env.WEIR_PROFILE_DIR = dir;
   const running = await startPeer(peer, root, load.origins, 15_000);
   try {
