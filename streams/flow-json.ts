@@ -1,4 +1,5 @@
-import { jsonNumber, plainString } from './json-text.js';
+import { jsonNumber } from './json-text.js';
+import { addString as str, Pieces } from './text-pieces.js';
 import type {
   Endpoint,
   FlowAuth,
@@ -17,44 +18,10 @@ import type {
 } from './contract.js';
 
 // Writers for the parts of a record, each field of its type written in the type's key
-// order into one list of pieces that is joined once. A template or `+` makes a string
-// object for every piece (a flow's three events made ~500) and a tree that is walked
-// again to flatten it when the text is first written out; a joined list makes one flat
-// string, and a plain string value goes in as it is, between two constant quotes.
-// Optional fields are left out when undefined, as JSON.stringify does.
-
-/**
- * The pieces of one text, joined once. Its list is kept from one text to the next and
- * only its count reset: emptied (`length = 0`), an array gives up its backing store and
- * grows it again step by step for the next text, ~4 KB of garbage per event.
- */
-class Pieces {
-  private readonly parts: string[] = [];
-  private count = 0;
-
-  add(piece: string): void {
-    this.parts[this.count++] = piece;
-  }
-
-  /** The pieces added since the last call, joined; the list is then empty. */
-  take(): string {
-    this.parts.length = this.count;
-    this.count = 0;
-    return this.parts.join('');
-  }
-}
+// order into one list of pieces that is joined once (Pieces). Optional fields are left
+// out when undefined, as JSON.stringify does.
 
 type Out = Pieces;
-
-function str(out: Out, value: string | null): void {
-  if (value === null) out.add('null');
-  else if (plainString(value)) {
-    out.add('"');
-    out.add(value);
-    out.add('"');
-  }
-  else out.add(JSON.stringify(value));
-}
 
 function num(out: Out, value: number | null): void {
   out.add(jsonNumber(value));
@@ -333,17 +300,6 @@ function lifecycleJson(out: Out, p: FlowLifecyclePayload): void {
 /** One list for every text: a writer runs to its end in one call and never starts another text. */
 const pieces = new Pieces();
 
-function joined(write: (out: Out) => void): string {
-  try {
-    write(pieces);
-  } catch (err) {
-    // A writer that threw (a value of the wrong type) leaves nothing for the next text.
-    pieces.take();
-    throw err;
-  }
-  return pieces.take();
-}
-
 /**
  * A flow record's JSON, written by hand: serialization was the largest single item of
  * weir's own work per flow, and JSON.stringify walks these small objects generically.
@@ -351,10 +307,10 @@ function joined(write: (out: Out) => void): string {
  * JSON.stringify's output on fully populated values.
  */
 export function flowRecordJson(record: FlowRecord): string {
-  return joined((out) => recordJson(out, record));
+  return pieces.joined((out) => recordJson(out, record));
 }
 
 /** A flow.started, flow.routed or flow.completed payload's JSON, as flowRecordJson writes. */
 export function lifecyclePayloadJson(payload: FlowLifecyclePayload): string {
-  return joined((out) => lifecycleJson(out, payload));
+  return pieces.joined((out) => lifecycleJson(out, payload));
 }
