@@ -27,6 +27,24 @@ function num(out: Out, value: number | null): void {
   out.add(jsonNumber(value));
 }
 
+/** `key` (the text before the value: a comma or brace, the quoted name, a colon), then the value. */
+function strField(out: Out, key: string, value: string | null): void {
+  out.add(key);
+  str(out, value);
+}
+
+function numField(out: Out, key: string, value: number | null): void {
+  out.add(key);
+  num(out, value);
+}
+
+/** `key`, then the object's JSON by `write`, or null. */
+function objField<T>(out: Out, key: string, value: T | null, write: (out: Out, value: T) => void): void {
+  out.add(key);
+  if (value === null) out.add('null');
+  else write(out, value);
+}
+
 function list<T>(out: Out, items: readonly T[], write: (out: Out, item: T) => void): void {
   out.add('[');
   for (let i = 0; i < items.length; i++) {
@@ -37,65 +55,47 @@ function list<T>(out: Out, items: readonly T[], write: (out: Out, item: T) => vo
 }
 
 function optionalStr(out: Out, key: string, value: string | undefined): void {
-  if (value === undefined) return;
-  out.add(key);
-  str(out, value);
+  if (value !== undefined) strField(out, key, value);
 }
 
 function tagProtocolJson(out: Out, t: TagProtocol): void {
-  out.add('{"tag":');
-  str(out, t.tag);
-  out.add(',"protocol":');
-  str(out, t.protocol);
+  strField(out, '{"tag":', t.tag);
+  strField(out, ',"protocol":', t.protocol);
   out.add('}');
 }
 
 function endpointJson(out: Out, e: Endpoint): void {
-  out.add('{"host":');
-  str(out, e.host);
-  out.add(',"port":');
-  num(out, e.port);
+  strField(out, '{"host":', e.host);
+  numField(out, ',"port":', e.port);
   out.add('}');
 }
 
 function sourceJson(out: Out, s: FlowSource): void {
-  out.add('{"ip":');
-  str(out, s.ip);
-  out.add(',"port":');
-  num(out, s.port);
-  if (s.process_id !== undefined) {
-    out.add(',"process_id":');
-    num(out, s.process_id);
-  }
+  strField(out, '{"ip":', s.ip);
+  numField(out, ',"port":', s.port);
+  if (s.process_id !== undefined) numField(out, ',"process_id":', s.process_id);
   optionalStr(out, ',"process_name":', s.process_name);
   optionalStr(out, ',"process_path":', s.process_path);
   out.add('}');
 }
 
 function targetJson(out: Out, t: FlowTarget): void {
-  out.add('{"host":');
-  str(out, t.host);
-  out.add(',"port":');
-  num(out, t.port);
+  strField(out, '{"host":', t.host);
+  numField(out, ',"port":', t.port);
   optionalStr(out, ',"resolved_ip":', t.resolved_ip);
   optionalStr(out, ',"sniffed_host":', t.sniffed_host);
   out.add('}');
 }
 
 function routeJson(out: Out, r: FlowRoute): void {
-  out.add('{"mode":');
-  str(out, r.mode);
-  out.add(',"action":');
-  str(out, r.action);
-  out.add(',"target":');
-  str(out, r.target);
+  strField(out, '{"mode":', r.mode);
+  strField(out, ',"action":', r.action);
+  strField(out, ',"target":', r.target);
   out.add(',"matched_rule":');
   const rule = r.matched_rule;
   if (rule) {
-    out.add('{"index":');
-    num(out, rule.index);
-    out.add(',"condition":');
-    str(out, rule.condition);
+    numField(out, '{"index":', rule.index);
+    strField(out, ',"condition":', rule.condition);
     out.add('}');
   } else out.add('null');
   out.add(',"selection_chain":');
@@ -104,196 +104,119 @@ function routeJson(out: Out, r: FlowRoute): void {
 }
 
 function hopJson(out: Out, h: RelayHop): void {
-  out.add('{"tag":');
-  str(out, h.tag);
-  out.add(',"protocol":');
-  str(out, h.protocol);
-  out.add(',"server":');
-  str(out, h.server);
-  out.add(',"port":');
-  num(out, h.port);
+  strField(out, '{"tag":', h.tag);
+  strField(out, ',"protocol":', h.protocol);
+  strField(out, ',"server":', h.server);
+  numField(out, ',"port":', h.port);
   out.add('}');
 }
 
 function pathJson(out: Out, p: FlowPath): void {
-  out.add('{"outbound":');
-  if (p.outbound) tagProtocolJson(out, p.outbound);
-  else out.add('null');
-  out.add(',"remote":');
-  if (p.remote) endpointJson(out, p.remote);
-  else out.add('null');
+  objField(out, '{"outbound":', p.outbound, tagProtocolJson);
+  objField(out, ',"remote":', p.remote, endpointJson);
   out.add(',"relay_chain":');
   list(out, p.relay_chain, hopJson);
   out.add('}');
 }
 
 function authJson(out: Out, a: FlowAuth): void {
-  out.add('{"scheme":');
-  str(out, a.scheme);
-  out.add(',"principal_key":');
-  str(out, a.principal_key);
+  strField(out, '{"scheme":', a.scheme);
+  strField(out, ',"principal_key":', a.principal_key);
   out.add(',"attributes":{');
   let first = true;
   for (const key of Object.keys(a.attributes)) {
     if (!first) out.add(',');
     first = false;
     str(out, key);
-    out.add(':');
-    str(out, a.attributes[key] as string);
+    strField(out, ':', a.attributes[key] as string);
   }
   out.add('}}');
 }
 
 function resultJson(out: Out, r: FlowResult): void {
-  out.add('{"outcome":');
-  str(out, r.outcome);
-  out.add(',"close_reason":');
-  str(out, r.close_reason);
+  strField(out, '{"outcome":', r.outcome);
+  strField(out, ',"close_reason":', r.close_reason);
   out.add(',"failure":');
   const f = r.failure;
   if (f) {
-    out.add('{"stage":');
-    str(out, f.stage);
-    out.add(',"code":');
-    str(out, f.code);
-    out.add(',"message":');
-    str(out, f.message);
-    if (f.remote) {
-      out.add(',"remote":');
-      endpointJson(out, f.remote);
-    }
+    strField(out, '{"stage":', f.stage);
+    strField(out, ',"code":', f.code);
+    strField(out, ',"message":', f.message);
+    if (f.remote) objField(out, ',"remote":', f.remote, endpointJson);
     out.add('}');
   } else out.add('null');
   out.add('}');
 }
 
-function trafficJson(out: Out, t: FlowTraffic): void {
-  out.add('{"bytes_up":');
-  num(out, t.bytes_up);
-  out.add(',"bytes_down":');
-  num(out, t.bytes_down);
-  out.add(',"inbound_rx_bytes":');
-  num(out, t.inbound_rx_bytes);
-  out.add(',"inbound_tx_bytes":');
-  num(out, t.inbound_tx_bytes);
-  out.add(',"outbound_rx_bytes":');
-  num(out, t.outbound_rx_bytes);
-  out.add(',"outbound_tx_bytes":');
-  num(out, t.outbound_tx_bytes);
-  out.add(',"packets_up":');
-  num(out, t.packets_up);
-  out.add(',"packets_down":');
-  num(out, t.packets_down);
+/** An object of numbers written by a fixed list of keys: each key's text (`{"key":`, then `,"key":`) made once. */
+type NumberFields<T> = readonly (readonly [text: string, key: keyof T])[];
+
+function numberFields<T>(keys: readonly (keyof T & string)[]): NumberFields<T> {
+  return keys.map((key, i) => [`${i === 0 ? '{' : ','}"${key}":`, key] as const);
+}
+
+function numbersJson<T>(out: Out, fields: NumberFields<T>, value: T): void {
+  for (const [text, key] of fields) numField(out, text, value[key] as number | null);
   out.add('}');
 }
 
-function throughputJson(out: Out, t: FlowThroughput): void {
-  out.add('{"upload_bps":');
-  num(out, t.upload_bps);
-  out.add(',"download_bps":');
-  num(out, t.download_bps);
-  out.add(',"sampled_at_unix_ms":');
-  num(out, t.sampled_at_unix_ms);
-  out.add('}');
-}
+const TRAFFIC = numberFields<FlowTraffic>([
+  'bytes_up',
+  'bytes_down',
+  'inbound_rx_bytes',
+  'inbound_tx_bytes',
+  'outbound_rx_bytes',
+  'outbound_tx_bytes',
+  'packets_up',
+  'packets_down',
+]);
+/** The legacy payload's traffic before flow.completed: four of the counters. */
+const LEGACY_TRAFFIC = numberFields<FlowTraffic>(['bytes_up', 'bytes_down', 'packets_up', 'packets_down']);
+const THROUGHPUT = numberFields<FlowThroughput>(['upload_bps', 'download_bps', 'sampled_at_unix_ms']);
+const TIMING = numberFields<FlowTiming>(['started_at_unix_ms', 'last_activity_at_unix_ms', 'ended_at_unix_ms', 'duration_ms']);
+const LEGACY_TIMING = numberFields<FlowLifecyclePayload['timing']>(['started_at_unix_ms', 'ended_at_unix_ms', 'duration_ms']);
 
-function timingJson(out: Out, t: FlowTiming): void {
-  out.add('{"started_at_unix_ms":');
-  num(out, t.started_at_unix_ms);
-  out.add(',"last_activity_at_unix_ms":');
-  num(out, t.last_activity_at_unix_ms);
-  out.add(',"ended_at_unix_ms":');
-  num(out, t.ended_at_unix_ms);
-  out.add(',"duration_ms":');
-  num(out, t.duration_ms);
-  out.add('}');
-}
+const trafficJson = (out: Out, t: FlowTraffic): void => numbersJson(out, TRAFFIC, t);
+const throughputJson = (out: Out, t: FlowThroughput): void => numbersJson(out, THROUGHPUT, t);
+const timingJson = (out: Out, t: FlowTiming): void => numbersJson(out, TIMING, t);
+const legacyTimingJson = (out: Out, t: FlowLifecyclePayload['timing']): void => numbersJson(out, LEGACY_TIMING, t);
 
 /** The legacy payload's traffic: the whole counters at flow.completed, four of them before. */
 function legacyTrafficJson(out: Out, t: FlowLifecyclePayload['traffic']): void {
-  if (t.inbound_rx_bytes !== undefined) {
-    trafficJson(out, t as FlowTraffic);
-    return;
-  }
-  out.add('{"bytes_up":');
-  num(out, t.bytes_up);
-  out.add(',"bytes_down":');
-  num(out, t.bytes_down);
-  out.add(',"packets_up":');
-  num(out, t.packets_up);
-  out.add(',"packets_down":');
-  num(out, t.packets_down);
-  out.add('}');
+  numbersJson(out, t.inbound_rx_bytes === undefined ? LEGACY_TRAFFIC : TRAFFIC, t as FlowTraffic);
 }
 
 function recordJson(out: Out, r: FlowRecord): void {
-  out.add('{"flow_id":');
-  str(out, r.flow_id);
-  out.add(',"revision":');
-  num(out, r.revision);
-  out.add(',"state":');
-  str(out, r.state);
-  out.add(',"network":');
-  str(out, r.network);
-  out.add(',"inbound":');
-  tagProtocolJson(out, r.inbound);
-  if (r.source) {
-    out.add(',"source":');
-    sourceJson(out, r.source);
-  }
-  out.add(',"target":');
-  targetJson(out, r.target);
-  out.add(',"route":');
-  routeJson(out, r.route);
-  out.add(',"path":');
-  pathJson(out, r.path);
-  out.add(',"traffic":');
-  trafficJson(out, r.traffic);
-  out.add(',"throughput":');
-  throughputJson(out, r.throughput);
-  out.add(',"timing":');
-  timingJson(out, r.timing);
-  if (r.result) {
-    out.add(',"result":');
-    resultJson(out, r.result);
-  }
+  strField(out, '{"flow_id":', r.flow_id);
+  numField(out, ',"revision":', r.revision);
+  strField(out, ',"state":', r.state);
+  strField(out, ',"network":', r.network);
+  objField(out, ',"inbound":', r.inbound, tagProtocolJson);
+  if (r.source) objField(out, ',"source":', r.source, sourceJson);
+  objField(out, ',"target":', r.target, targetJson);
+  objField(out, ',"route":', r.route, routeJson);
+  objField(out, ',"path":', r.path, pathJson);
+  objField(out, ',"traffic":', r.traffic, trafficJson);
+  objField(out, ',"throughput":', r.throughput, throughputJson);
+  objField(out, ',"timing":', r.timing, timingJson);
+  if (r.result) objField(out, ',"result":', r.result, resultJson);
   out.add('}');
 }
 
 function lifecycleJson(out: Out, p: FlowLifecyclePayload): void {
-  out.add('{"flow_id":');
-  str(out, p.flow_id);
-  out.add(',"network":');
-  str(out, p.network);
-  out.add(',"inbound":');
-  tagProtocolJson(out, p.inbound);
-  out.add(',"auth":');
-  authJson(out, p.auth);
-  out.add(',"target":');
-  endpointJson(out, p.target);
-  out.add(',"route":{"mode":');
-  str(out, p.route.mode);
-  out.add(',"target":');
-  str(out, p.route.target);
-  out.add('},"policy":null,"outbound":');
-  if (p.outbound) tagProtocolJson(out, p.outbound);
-  else out.add('null');
-  out.add(',"traffic":');
-  legacyTrafficJson(out, p.traffic);
-  out.add(',"timing":{"started_at_unix_ms":');
-  num(out, p.timing.started_at_unix_ms);
-  out.add(',"ended_at_unix_ms":');
-  num(out, p.timing.ended_at_unix_ms);
-  out.add(',"duration_ms":');
-  num(out, p.timing.duration_ms);
-  out.add('},"outcome":');
-  str(out, p.outcome);
-  if (p.close_reason) {
-    out.add(',"close_reason":');
-    str(out, p.close_reason);
-  }
-  out.add(',"record":');
-  recordJson(out, p.record);
+  strField(out, '{"flow_id":', p.flow_id);
+  strField(out, ',"network":', p.network);
+  objField(out, ',"inbound":', p.inbound, tagProtocolJson);
+  objField(out, ',"auth":', p.auth, authJson);
+  objField(out, ',"target":', p.target, endpointJson);
+  strField(out, ',"route":{"mode":', p.route.mode);
+  strField(out, ',"target":', p.route.target);
+  objField(out, '},"policy":null,"outbound":', p.outbound, tagProtocolJson);
+  objField(out, ',"traffic":', p.traffic, legacyTrafficJson);
+  objField(out, ',"timing":', p.timing, legacyTimingJson);
+  strField(out, ',"outcome":', p.outcome);
+  if (p.close_reason) strField(out, ',"close_reason":', p.close_reason);
+  objField(out, ',"record":', p.record, recordJson);
   out.add('}');
 }
 
