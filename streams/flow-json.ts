@@ -233,7 +233,7 @@ export function flowRecordJson(record: FlowRecord): string {
   return pieces.joined((out) => recordJson(out, record));
 }
 
-/** A flow.started, flow.routed or flow.completed payload's JSON, as flowRecordJson writes. */
-export function lifecyclePayloadJson(payload: FlowLifecyclePayload): string {
-  return pieces.joined((out) => lifecycleJson(out, payload));
+/** What adds a flow.started, flow.routed or flow.completed payload's JSON to a text (the envelope's), as flowRecordJson writes. */
+export function lifecyclePayloadWriter(payload: FlowLifecyclePayload): (out: Pieces) => void {
+  return (out) => lifecycleJson(out, payload);
 }

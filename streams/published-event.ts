@@ -30,10 +30,11 @@ export class PublishedEvent<P extends object = object> {
 
   /**
    * Serializes an envelope whose source_id is null; `payloadJson`, when given, is the
-   * payload's JSON made by its publisher (flow events: lifecyclePayloadJson) and is used
-   * as is. The text is joined once (Pieces), so the ring and every consumer get it flat.
+   * payload's JSON made by its publisher, as text or as a writer that adds it (flow
+   * events: lifecyclePayloadWriter), and is used as is. The text is joined once
+   * (Pieces), so the ring and every consumer get it flat.
    */
-  static of<P extends object>(envelope: Envelope<P>, payloadJson?: string): PublishedEvent<P> {
+  static of<P extends object>(envelope: Envelope<P>, payloadJson?: string | ((out: Pieces) => void)): PublishedEvent<P> {
     if (envelope.source_id !== null) throw new TypeError('a published envelope has source_id null; sinks add theirs');
     let sourceAt = 0;
     const json = envelopePieces.joined((out) => {
@@ -55,7 +56,8 @@ export class PublishedEvent<P extends object = object> {
       out.add(',"labels":');
       out.add(JSON.stringify(envelope.labels));
       out.add(',"payload":');
-      out.add(payloadJson ?? JSON.stringify(envelope.payload));
+      if (typeof payloadJson === 'function') payloadJson(out);
+      else out.add(payloadJson ?? JSON.stringify(envelope.payload));
       out.add('}');
     });
     return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, sourceAt);

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowLifecyclePayload, FlowRecord } from '../../../streams/contract.js';
 import { flowEvent } from '../../../streams/flow-events.js';
-import { flowRecordJson, lifecyclePayloadJson } from '../../../streams/flow-json.js';
+import { flowRecordJson, lifecyclePayloadWriter } from '../../../streams/flow-json.js';
+import { Pieces } from '../../../streams/text-pieces.js';
 import { flowTransition } from '../../../actors/flows/flow-logic.js';
 import { AUTH, PATH, ROUTE, T0, openingRecord, traffic } from '../flows/fixtures.js';
 
@@ -28,6 +29,7 @@ const FULL: Required<FlowRecord> = {
 };
 
 const parsed = (json: string): unknown => JSON.parse(json);
+const lifecyclePayloadJson = (payload: FlowLifecyclePayload): string => new Pieces().joined(lifecyclePayloadWriter(payload));
 
 test('a record with every field written is the record JSON.stringify writes', () => {
   assert.equal(parsed(flowRecordJson(FULL)), parsed(JSON.stringify(FULL)));
@@ -74,8 +76,8 @@ test('an auth with attributes, and strings that need escaping, are written as JS
 
 test('flow events carry their payload JSON, and it is the payload', () => {
   const event = flowEvent({ kind: 'started', record: openingRecord(), auth: AUTH });
-  assert.ok(event.payloadJson);
-  assert.equal(parsed(event.payloadJson), parsed(JSON.stringify(event.payload)));
+  assert.ok(event.writePayload);
+  assert.equal(parsed(new Pieces().joined(event.writePayload)), parsed(JSON.stringify(event.payload)));
 });
 
 test.run();
