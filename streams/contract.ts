@@ -2,6 +2,8 @@
 // Field names are those of the contract (shared/seed/node-runtime-observation.md)
 // and must not be renamed.
 
+import type { Pieces } from './text-pieces.js';
+
 export const SCHEMA_ID = 'node.event.v1';
 
 export const EVENT_TYPES = [
@@ -237,6 +239,10 @@ export interface BusEvent<P extends object = object> {
   /** Defaults to the publish time. */
   occurred_at_unix_ms?: number;
   principal_key?: string | null;
-  /** The payload's JSON, when its publisher makes it (flow events); else the bus serializes `payload`. */
-  payloadJson?: string;
+  /**
+   * Adds the payload's JSON to the envelope's text, when its publisher writes it (flow
+   * events): written straight into the envelope, it is not made as a string of its own
+   * first and copied. Without it the bus serializes `payload`.
+   */
+  writePayload?: (out: Pieces) => void;
 }

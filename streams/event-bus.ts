@@ -64,7 +64,7 @@ export class EventBus {
       principal_key: event.principal_key ?? null,
       labels: {},
       payload: event.payload,
-    }, event.payloadJson);
+    }, event.writePayload);
     this.ring.push(published);
     this.live.next(published);
     return published;

@@ -1,5 +1,4 @@
 import type { FlowAuth, FlowRecord } from './contract.js';
-import type { FlowJson } from './flow-json.js';
 
 /**
  * What a flow actor's state stream carries: its new record and why it changed.
@@ -10,6 +9,4 @@ export interface FlowChange {
   kind: 'started' | 'routed' | 'traffic' | 'completed';
   record: FlowRecord;
   auth: FlowAuth;
-  /** The flow's JSON writer, kept by its actor across changes; without it the bus serializes the payload. */
-  json?: FlowJson;
 }

@@ -1,5 +1,6 @@
 import type { BusEvent, FlowLifecyclePayload, FlowRecord, FlowUpdatedPayload } from './contract.js';
 import type { FlowChange } from './flow-change.js';
+import { lifecyclePayloadWriter } from './flow-json.js';
 
 const LIFECYCLE_TYPE = {
   started: 'flow.started',
@@ -22,7 +23,7 @@ export function flowEvent(change: FlowChange): BusEvent {
   return {
     event_type: LIFECYCLE_TYPE[change.kind],
     payload,
-    payloadJson: change.json?.lifecycle(payload),
+    writePayload: lifecyclePayloadWriter(payload),
     // flow.completed happens at the flow's end; the others when they are published.
     occurred_at_unix_ms: change.kind === 'completed' ? (record.timing.ended_at_unix_ms ?? undefined) : undefined,
     principal_key: auth.principal_key,

@@ -1,4 +1,5 @@
-import { jsonNumber as num, jsonString as str } from './json-text.js';
+import { jsonNumber } from './json-text.js';
+import { addString as str, Pieces } from './text-pieces.js';
 import type {
   Endpoint,
   FlowAuth,
@@ -16,139 +17,223 @@ import type {
   TagProtocol,
 } from './contract.js';
 
-// Writers for the parts of a record, each field of its type written by template: a
-// call into JSON.stringify walks the object generically and costs several times as much
-// for these small objects. Optional fields
-// are left out when undefined, as JSON.stringify does; keys come in the type's order.
+// Writers for the parts of a record, each field of its type written in the type's key
+// order into one list of pieces that is joined once (Pieces). Optional fields are left
+// out when undefined, as JSON.stringify does.
 
-const list = <T>(items: readonly T[], write: (item: T) => string): string => `[${items.map(write).join(',')}]`;
+type Out = Pieces;
 
-function tagProtocolJson(t: TagProtocol): string {
-  return `{"tag":${str(t.tag)},"protocol":${str(t.protocol)}}`;
+function num(out: Out, value: number | null): void {
+  out.add(jsonNumber(value));
 }
 
-function endpointJson(e: Endpoint): string {
-  return `{"host":${str(e.host)},"port":${num(e.port)}}`;
+/** `key` (the text before the value: a comma or brace, the quoted name, a colon), then the value. */
+function strField(out: Out, key: string, value: string | null): void {
+  out.add(key);
+  str(out, value);
 }
 
-const optional = (key: string, value: string | number | undefined, write: (v: never) => string): string =>
-  value === undefined ? '' : `,"${key}":${write(value as never)}`;
-
-function sourceJson(s: FlowSource): string {
-  return (
-    `{"ip":${str(s.ip)},"port":${num(s.port)}${optional('process_id', s.process_id, num)}` +
-    `${optional('process_name', s.process_name, str)}${optional('process_path', s.process_path, str)}}`
-  );
+function numField(out: Out, key: string, value: number | null): void {
+  out.add(key);
+  num(out, value);
 }
 
-function targetJson(t: FlowTarget): string {
-  return `{"host":${str(t.host)},"port":${num(t.port)}${optional('resolved_ip', t.resolved_ip, str)}${optional('sniffed_host', t.sniffed_host, str)}}`;
+/** `key`, then the object's JSON by `write`, or null. */
+function objField<T>(out: Out, key: string, value: T | null, write: (out: Out, value: T) => void): void {
+  out.add(key);
+  if (value === null) out.add('null');
+  else write(out, value);
 }
 
-function routeJson(r: FlowRoute): string {
+function list<T>(out: Out, items: readonly T[], write: (out: Out, item: T) => void): void {
+  out.add('[');
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out.add(',');
+    write(out, items[i] as T);
+  }
+  out.add(']');
+}
+
+function optionalStr(out: Out, key: string, value: string | undefined): void {
+  if (value !== undefined) strField(out, key, value);
+}
+
+function tagProtocolJson(out: Out, t: TagProtocol): void {
+  strField(out, '{"tag":', t.tag);
+  strField(out, ',"protocol":', t.protocol);
+  out.add('}');
+}
+
+function endpointJson(out: Out, e: Endpoint): void {
+  strField(out, '{"host":', e.host);
+  numField(out, ',"port":', e.port);
+  out.add('}');
+}
+
+function sourceJson(out: Out, s: FlowSource): void {
+  strField(out, '{"ip":', s.ip);
+  numField(out, ',"port":', s.port);
+  if (s.process_id !== undefined) numField(out, ',"process_id":', s.process_id);
+  optionalStr(out, ',"process_name":', s.process_name);
+  optionalStr(out, ',"process_path":', s.process_path);
+  out.add('}');
+}
+
+function targetJson(out: Out, t: FlowTarget): void {
+  strField(out, '{"host":', t.host);
+  numField(out, ',"port":', t.port);
+  optionalStr(out, ',"resolved_ip":', t.resolved_ip);
+  optionalStr(out, ',"sniffed_host":', t.sniffed_host);
+  out.add('}');
+}
+
+function routeJson(out: Out, r: FlowRoute): void {
+  strField(out, '{"mode":', r.mode);
+  strField(out, ',"action":', r.action);
+  strField(out, ',"target":', r.target);
+  out.add(',"matched_rule":');
   const rule = r.matched_rule;
-  return (
-    `{"mode":${str(r.mode)},"action":${str(r.action)},"target":${str(r.target)}` +
-    `,"matched_rule":${rule ? `{"index":${num(rule.index)},"condition":${str(rule.condition)}}` : 'null'}` +
-    `,"selection_chain":${list(r.selection_chain, str)}}`
-  );
+  if (rule) {
+    numField(out, '{"index":', rule.index);
+    strField(out, ',"condition":', rule.condition);
+    out.add('}');
+  } else out.add('null');
+  out.add(',"selection_chain":');
+  list(out, r.selection_chain, str);
+  out.add('}');
 }
 
-function hopJson(h: RelayHop): string {
-  return `{"tag":${str(h.tag)},"protocol":${str(h.protocol)},"server":${str(h.server)},"port":${num(h.port)}}`;
+function hopJson(out: Out, h: RelayHop): void {
+  strField(out, '{"tag":', h.tag);
+  strField(out, ',"protocol":', h.protocol);
+  strField(out, ',"server":', h.server);
+  numField(out, ',"port":', h.port);
+  out.add('}');
 }
 
-function pathJson(p: FlowPath): string {
-  return (
-    `{"outbound":${p.outbound ? tagProtocolJson(p.outbound) : 'null'},"remote":${p.remote ? endpointJson(p.remote) : 'null'}` +
-    `,"relay_chain":${list(p.relay_chain, hopJson)}}`
-  );
+function pathJson(out: Out, p: FlowPath): void {
+  objField(out, '{"outbound":', p.outbound, tagProtocolJson);
+  objField(out, ',"remote":', p.remote, endpointJson);
+  out.add(',"relay_chain":');
+  list(out, p.relay_chain, hopJson);
+  out.add('}');
 }
 
-function authJson(a: FlowAuth): string {
-  const attributes = Object.keys(a.attributes).map((key) => `${str(key)}:${str(a.attributes[key] as string)}`);
-  return `{"scheme":${str(a.scheme)},"principal_key":${str(a.principal_key)},"attributes":{${attributes.join(',')}}}`;
+function authJson(out: Out, a: FlowAuth): void {
+  strField(out, '{"scheme":', a.scheme);
+  strField(out, ',"principal_key":', a.principal_key);
+  out.add(',"attributes":{');
+  let first = true;
+  for (const key of Object.keys(a.attributes)) {
+    if (!first) out.add(',');
+    first = false;
+    str(out, key);
+    strField(out, ':', a.attributes[key] as string);
+  }
+  out.add('}}');
 }
 
-function resultJson(r: FlowResult): string {
+function resultJson(out: Out, r: FlowResult): void {
+  strField(out, '{"outcome":', r.outcome);
+  strField(out, ',"close_reason":', r.close_reason);
+  out.add(',"failure":');
   const f = r.failure;
-  const failure = f
-    ? `{"stage":${str(f.stage)},"code":${str(f.code)},"message":${str(f.message)}${f.remote ? `,"remote":${endpointJson(f.remote)}` : ''}}`
-    : 'null';
-  return `{"outcome":${str(r.outcome)},"close_reason":${str(r.close_reason)},"failure":${failure}}`;
+  if (f) {
+    strField(out, '{"stage":', f.stage);
+    strField(out, ',"code":', f.code);
+    strField(out, ',"message":', f.message);
+    if (f.remote) objField(out, ',"remote":', f.remote, endpointJson);
+    out.add('}');
+  } else out.add('null');
+  out.add('}');
 }
 
-function trafficJson(t: FlowTraffic): string {
-  return (
-    `{"bytes_up":${num(t.bytes_up)},"bytes_down":${num(t.bytes_down)},"inbound_rx_bytes":${num(t.inbound_rx_bytes)}` +
-    `,"inbound_tx_bytes":${num(t.inbound_tx_bytes)},"outbound_rx_bytes":${num(t.outbound_rx_bytes)}` +
-    `,"outbound_tx_bytes":${num(t.outbound_tx_bytes)},"packets_up":${num(t.packets_up)},"packets_down":${num(t.packets_down)}}`
-  );
+/** An object of numbers written by a fixed list of keys: each key's text (`{"key":`, then `,"key":`) made once. */
+type NumberFields<T> = readonly (readonly [text: string, key: keyof T])[];
+
+function numberFields<T>(keys: readonly (keyof T & string)[]): NumberFields<T> {
+  return keys.map((key, i) => [`${i === 0 ? '{' : ','}"${key}":`, key] as const);
 }
 
-function throughputJson(t: FlowThroughput): string {
-  return `{"upload_bps":${num(t.upload_bps)},"download_bps":${num(t.download_bps)},"sampled_at_unix_ms":${num(t.sampled_at_unix_ms)}}`;
+function numbersJson<T>(out: Out, fields: NumberFields<T>, value: T): void {
+  for (const [text, key] of fields) numField(out, text, value[key] as number | null);
+  out.add('}');
 }
 
-function timingJson(t: FlowTiming): string {
-  return (
-    `{"started_at_unix_ms":${num(t.started_at_unix_ms)},"last_activity_at_unix_ms":${num(t.last_activity_at_unix_ms)}` +
-    `,"ended_at_unix_ms":${num(t.ended_at_unix_ms)},"duration_ms":${num(t.duration_ms)}}`
-  );
-}
+const TRAFFIC = numberFields<FlowTraffic>([
+  'bytes_up',
+  'bytes_down',
+  'inbound_rx_bytes',
+  'inbound_tx_bytes',
+  'outbound_rx_bytes',
+  'outbound_tx_bytes',
+  'packets_up',
+  'packets_down',
+]);
+/** The legacy payload's traffic before flow.completed: four of the counters. */
+const LEGACY_TRAFFIC = numberFields<FlowTraffic>(['bytes_up', 'bytes_down', 'packets_up', 'packets_down']);
+const THROUGHPUT = numberFields<FlowThroughput>(['upload_bps', 'download_bps', 'sampled_at_unix_ms']);
+const TIMING = numberFields<FlowTiming>(['started_at_unix_ms', 'last_activity_at_unix_ms', 'ended_at_unix_ms', 'duration_ms']);
+const LEGACY_TIMING = numberFields<FlowLifecyclePayload['timing']>(['started_at_unix_ms', 'ended_at_unix_ms', 'duration_ms']);
+
+const trafficJson = (out: Out, t: FlowTraffic): void => numbersJson(out, TRAFFIC, t);
+const throughputJson = (out: Out, t: FlowThroughput): void => numbersJson(out, THROUGHPUT, t);
+const timingJson = (out: Out, t: FlowTiming): void => numbersJson(out, TIMING, t);
+const legacyTimingJson = (out: Out, t: FlowLifecyclePayload['timing']): void => numbersJson(out, LEGACY_TIMING, t);
 
 /** The legacy payload's traffic: the whole counters at flow.completed, four of them before. */
-function legacyTrafficJson(t: FlowLifecyclePayload['traffic']): string {
-  return t.inbound_rx_bytes === undefined
-    ? `{"bytes_up":${num(t.bytes_up)},"bytes_down":${num(t.bytes_down)},"packets_up":${num(t.packets_up)},"packets_down":${num(t.packets_down)}}`
-    : trafficJson(t as FlowTraffic);
+function legacyTrafficJson(out: Out, t: FlowLifecyclePayload['traffic']): void {
+  numbersJson(out, t.inbound_rx_bytes === undefined ? LEGACY_TRAFFIC : TRAFFIC, t as FlowTraffic);
 }
 
-/** The parts of a record that stay the same object from one revision to the next, by slot. */
-const PART = { inbound: 0, source: 1, target: 2, route: 3, path: 4, auth: 5, outbound: 6 } as const;
-const PART_COUNT = Object.keys(PART).length;
+function recordJson(out: Out, r: FlowRecord): void {
+  strField(out, '{"flow_id":', r.flow_id);
+  numField(out, ',"revision":', r.revision);
+  strField(out, ',"state":', r.state);
+  strField(out, ',"network":', r.network);
+  objField(out, ',"inbound":', r.inbound, tagProtocolJson);
+  if (r.source) objField(out, ',"source":', r.source, sourceJson);
+  objField(out, ',"target":', r.target, targetJson);
+  objField(out, ',"route":', r.route, routeJson);
+  objField(out, ',"path":', r.path, pathJson);
+  objField(out, ',"traffic":', r.traffic, trafficJson);
+  objField(out, ',"throughput":', r.throughput, throughputJson);
+  objField(out, ',"timing":', r.timing, timingJson);
+  if (r.result) objField(out, ',"result":', r.result, resultJson);
+  out.add('}');
+}
+
+function lifecycleJson(out: Out, p: FlowLifecyclePayload): void {
+  strField(out, '{"flow_id":', p.flow_id);
+  strField(out, ',"network":', p.network);
+  objField(out, ',"inbound":', p.inbound, tagProtocolJson);
+  objField(out, ',"auth":', p.auth, authJson);
+  objField(out, ',"target":', p.target, endpointJson);
+  strField(out, ',"route":{"mode":', p.route.mode);
+  strField(out, ',"target":', p.route.target);
+  objField(out, '},"policy":null,"outbound":', p.outbound, tagProtocolJson);
+  objField(out, ',"traffic":', p.traffic, legacyTrafficJson);
+  objField(out, ',"timing":', p.timing, legacyTimingJson);
+  strField(out, ',"outcome":', p.outcome);
+  if (p.close_reason) strField(out, ',"close_reason":', p.close_reason);
+  objField(out, ',"record":', p.record, recordJson);
+  out.add('}');
+}
+
+/** One list for every text: a writer runs to its end in one call and never starts another text. */
+const pieces = new Pieces();
 
 /**
- * One flow's event JSON. A flow's three lifecycle envelopes repeat its inbound, auth,
- * source, target, route and path, and each carries some twice (legacy fields beside
- * the record); records are revised by copy and never changed in place, so the JSON of
- * an object seen before is the one made for it then. Everything is written by
- * template, strings through jsonString: serialization was the largest single item of
- * weir's own work per flow. Every field of the types is written; flow-json.spec holds
- * each writer to JSON.stringify's output on fully populated values.
+ * A flow record's JSON, written by hand: serialization was the largest single item of
+ * weir's own work per flow, and JSON.stringify walks these small objects generically.
+ * Every field of the types is written; flow-json.spec holds each writer to
+ * JSON.stringify's output on fully populated values.
  */
-export class FlowJson {
-  private readonly objects = new Array<object | undefined>(PART_COUNT).fill(undefined);
-  private readonly texts = new Array<string>(PART_COUNT).fill('');
+export function flowRecordJson(record: FlowRecord): string {
+  return pieces.joined((out) => recordJson(out, record));
+}
 
-  record(r: FlowRecord): string {
-    return (
-      `{"flow_id":${str(r.flow_id)},"revision":${num(r.revision)},"state":${str(r.state)},"network":${str(r.network)}` +
-      `,"inbound":${this.part(PART.inbound, r.inbound, tagProtocolJson)}${r.source ? `,"source":${this.part(PART.source, r.source, sourceJson)}` : ''}` +
-      `,"target":${this.part(PART.target, r.target, targetJson)},"route":${this.part(PART.route, r.route, routeJson)}` +
-      `,"path":${this.part(PART.path, r.path, pathJson)}` +
-      `,"traffic":${trafficJson(r.traffic)},"throughput":${throughputJson(r.throughput)},"timing":${timingJson(r.timing)}` +
-      `${r.result ? `,"result":${resultJson(r.result)}` : ''}}`
-    );
-  }
-
-  lifecycle(p: FlowLifecyclePayload): string {
-    return (
-      `{"flow_id":${str(p.flow_id)},"network":${str(p.network)},"inbound":${this.part(PART.inbound, p.inbound, tagProtocolJson)}` +
-      `,"auth":${this.part(PART.auth, p.auth, authJson)},"target":${endpointJson(p.target)}` +
-      `,"route":{"mode":${str(p.route.mode)},"target":${str(p.route.target)}},"policy":null` +
-      `,"outbound":${p.outbound ? this.part(PART.outbound, p.outbound, tagProtocolJson) : 'null'},"traffic":${legacyTrafficJson(p.traffic)}` +
-      `,"timing":{"started_at_unix_ms":${num(p.timing.started_at_unix_ms)},"ended_at_unix_ms":${num(p.timing.ended_at_unix_ms)}` +
-      `,"duration_ms":${num(p.timing.duration_ms)}},"outcome":${str(p.outcome)}` +
-      `${p.close_reason ? `,"close_reason":${str(p.close_reason)}` : ''},"record":${this.record(p.record)}}`
-    );
-  }
-
-  private part<T extends object>(slot: number, value: T, write: (value: T) => string): string {
-    if (this.objects[slot] !== value) {
-      this.objects[slot] = value;
-      this.texts[slot] = write(value);
-    }
-    return this.texts[slot] as string;
-  }
+/** What adds a flow.started, flow.routed or flow.completed payload's JSON to a text (the envelope's), as flowRecordJson writes. */
+export function lifecyclePayloadWriter(payload: FlowLifecyclePayload): (out: Pieces) => void {
+  return (out) => lifecycleJson(out, payload);
 }

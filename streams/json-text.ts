@@ -4,16 +4,15 @@ export function jsonNumber(value: number | null): string {
 }
 
 /**
- * A string (or null) as JSON.stringify writes it. One with nothing to escape (no
- * control character, quote, backslash or surrogate, which JSON.stringify writes as
- * \u escapes when unpaired) is quoted as it is: tags, hosts and ids almost always
- * are, and the check costs a fraction of a call into JSON.stringify.
+ * Whether JSON.stringify writes `value` as it is between quotes: nothing in it needs
+ * escaping (no control character, quote, backslash or surrogate, which JSON.stringify
+ * writes as \u escapes when unpaired). Tags, hosts and ids almost always are, and the
+ * check costs a fraction of a call into JSON.stringify.
  */
-export function jsonString(value: string | null): string {
-  if (value === null) return 'null';
+export function plainString(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
   }
-  return `"${value}"`;
+  return true;
 }

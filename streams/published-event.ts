@@ -1,5 +1,6 @@
 import { SCHEMA_ID, type Envelope, type EventType } from './contract.js';
 import { jsonNumber } from './json-text.js';
+import { addString, Pieces } from './text-pieces.js';
 
 /** The envelope's text up to event_id's value: schema_id is its first field and a constant. */
 const SCHEMA_HEAD = `{"schema_id":"${SCHEMA_ID}","event_id":`;
@@ -9,6 +10,9 @@ const EVENT_ID_AT = SCHEMA_HEAD.length + 1;
 const SOURCE_KEY = ',"source_id":';
 /** The key before occurred_at_unix_ms's value, which the head holds. */
 const OCCURRED_KEY = '"occurred_at_unix_ms":';
+
+/** One list for every envelope's text. */
+const envelopePieces = new Pieces();
 
 /**
  * One event as the bus hands it out: the envelope's JSON, made once at publish and
@@ -26,20 +30,37 @@ export class PublishedEvent<P extends object = object> {
 
   /**
    * Serializes an envelope whose source_id is null; `payloadJson`, when given, is the
-   * payload's JSON made by its publisher (flow events: FlowJson) and is used as is.
+   * payload's JSON made by its publisher, as text or as a writer that adds it (flow
+   * events: lifecyclePayloadWriter), and is used as is. The text is joined once
+   * (Pieces), so the ring and every consumer get it flat.
    */
-  static of<P extends object>(envelope: Envelope<P>, payloadJson?: string): PublishedEvent<P> {
+  static of<P extends object>(envelope: Envelope<P>, payloadJson?: string | ((out: Pieces) => void)): PublishedEvent<P> {
     if (envelope.source_id !== null) throw new TypeError('a published envelope has source_id null; sinks add theirs');
-    // The envelope's fields in the contract's order, written out so source_id's place is
-    // known. schema_id is a constant and event_type one of the contract's names: neither
-    // needs escaping, and numbers need no call into JSON.stringify.
-    const head =
-      `${SCHEMA_HEAD}${JSON.stringify(envelope.event_id)},"event_type":"${envelope.event_type}"` +
-      `,"occurred_at_unix_ms":${jsonNumber(envelope.occurred_at_unix_ms)}${SOURCE_KEY}`;
-    const json =
-      `${head}null,"sequence":${jsonNumber(envelope.sequence)},"principal_key":${JSON.stringify(envelope.principal_key)}` +
-      `,"labels":${JSON.stringify(envelope.labels)},"payload":${payloadJson ?? JSON.stringify(envelope.payload)}}`;
-    return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, head.length);
+    let sourceAt = 0;
+    const json = envelopePieces.joined((out) => {
+      // The envelope's fields in the contract's order, written out so source_id's place is
+      // known. schema_id is a constant and event_type one of the contract's names: neither
+      // needs escaping, and numbers need no call into JSON.stringify.
+      out.add(SCHEMA_HEAD);
+      addString(out, envelope.event_id);
+      out.add(',"event_type":"');
+      out.add(envelope.event_type);
+      out.add('","occurred_at_unix_ms":');
+      out.add(jsonNumber(envelope.occurred_at_unix_ms));
+      out.add(SOURCE_KEY);
+      sourceAt = out.length;
+      out.add('null,"sequence":');
+      out.add(jsonNumber(envelope.sequence));
+      out.add(',"principal_key":');
+      addString(out, envelope.principal_key);
+      out.add(',"labels":');
+      out.add(JSON.stringify(envelope.labels));
+      out.add(',"payload":');
+      if (typeof payloadJson === 'function') payloadJson(out);
+      else out.add(payloadJson ?? JSON.stringify(envelope.payload));
+      out.add('}');
+    });
+    return new PublishedEvent<P>(envelope.sequence, envelope.event_type, json, sourceAt);
   }
 
   /** Read from the JSON, where it is a plain quoted string (the bus makes ids of [0-9a-z-]). */

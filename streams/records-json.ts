@@ -1,9 +1,10 @@
 import type { FlowRecord } from './contract.js';
+import { flowRecordJson } from './flow-json.js';
 import { KeptText } from './kept-text.js';
 import { joinedSlices, textSlices } from './text-slices.js';
 
 /** Each record's JSON, kept while the record lives: an idle flow is serialized once however often it is listed. */
-const recordJson = new KeptText<FlowRecord>((record) => JSON.stringify(record));
+const recordJson = new KeptText<FlowRecord>(flowRecordJson);
 
 /** The JSON of `records` as array elements, a slice at a time (textSlices). */
 export function recordSlices(records: readonly FlowRecord[], stopped?: () => boolean): AsyncGenerator<string> {

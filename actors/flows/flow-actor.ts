@@ -1,7 +1,5 @@
-import { Subject } from 'rxjs';
 import type { CloseReason, FlowAuth, FlowPath, FlowRecord, FlowResult, FlowRoute, FlowTraffic } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
-import { FlowJson } from '../../streams/flow-json.js';
 import { flowTransition, initialFlowRecord, type FlowDetail, type FlowEvent, type FlowInit } from './flow-logic.js';
 import { WeirError } from '../errors/weir-error.js';
 
@@ -31,16 +29,18 @@ export class FlowCancelledError extends WeirError<'FLOW_CANCELLED'> {
   }
 }
 
+/** Where an actor hands each change: its table, which passes them on as one stream. */
+export type FlowChangeSink = (change: FlowChange) => void;
+
 /**
- * The shell around one flow's pure logic. It owns the current FlowRecord, publishes
- * each change on `state$`, and reads the relay's byte counters only when sampled, so
- * the relay itself does no per-chunk work for observation.
+ * The shell around one flow's pure logic. It owns the current FlowRecord, hands each
+ * change to `publish`, and reads the relay's byte counters only when sampled, so the
+ * relay itself does no per-chunk work for observation. It has no stream of its own: a
+ * Subject per flow, merged by the table, cost a subscription and an operator chain
+ * per flow for what one table-wide stream carries.
  */
 export class FlowActor {
   private current: FlowRecord;
-  readonly state$ = new Subject<FlowChange>();
-  /** Serializes this flow's events, reusing the JSON of what stays the same between them. */
-  private readonly json = new FlowJson();
   private meter: TrafficMeter | null = null;
   /** The meter's total at the last sample: an idle flow costs one number read per tick. */
   private lastTotal = -1;
@@ -53,6 +53,7 @@ export class FlowActor {
   constructor(
     init: FlowInit,
     readonly auth: FlowAuth,
+    private readonly publish: FlowChangeSink,
   ) {
     this.current = initialFlowRecord(init);
   }
@@ -70,7 +71,7 @@ export class FlowActor {
   }
 
   started(): void {
-    this.state$.next({ kind: 'started', record: this.current, auth: this.auth, json: this.json });
+    this.publish({ kind: 'started', record: this.current, auth: this.auth });
   }
 
   routed(at: number, route: FlowRoute, path: FlowPath, resolved_ip?: string): void {
@@ -113,7 +114,6 @@ export class FlowActor {
   complete(at: number, result: FlowResult, route?: FlowRoute, unrelayed?: FlowTraffic): void {
     const traffic = this.meter ? this.meter.read() : (unrelayed ?? this.current.traffic);
     this.apply({ type: 'completed', at, traffic, result, route, detail: this.learned }, 'completed');
-    this.state$.complete();
   }
 
   /**
@@ -176,7 +176,7 @@ export class FlowActor {
     const next = flowTransition(this.current, event);
     if (next === this.current) return false;
     this.current = next;
-    this.state$.next({ kind, record: next, auth: this.auth, json: this.json });
+    this.publish({ kind, record: next, auth: this.auth });
     return true;
   }
 }

@@ -120,7 +120,8 @@ export async function openTcpFlow(env: FlowEnv, req: TcpFlowRequest, reply: Clie
       principal: req.auth.principal_key,
       sniffed_host: pre.sniffed_host,
     });
-    return { pre, decision: await env.router.decide(ctx, addresses) };
+    const decision = env.router.decide(ctx, addresses);
+    return { pre, decision: decision instanceof Promise ? await decision : decision };
   };
 
   let dial: DialResult | undefined;

@@ -1,5 +1,4 @@
-import { Subject, share, tap, type Observable } from 'rxjs';
-import { mergeInners } from '../../streams/merge-inners.js';
+import { Subject, type Observable } from 'rxjs';
 import type { FlowAuth, FlowRecord } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import { within } from '../base/within.js';
@@ -14,34 +13,32 @@ export interface FlowTableOptions {
   idleTimeoutMs: number;
 }
 
-/** The active table: every open flow actor, and the merge of their state streams. */
+/** The active table: every open flow actor, and the one stream of their changes. */
 export class FlowTable {
   /** In opening order: a Map iterates in the order its keys were added. */
   private readonly actors = new Map<string, FlowActor>();
-  private readonly opened = new Subject<FlowActor>();
+  private readonly changes = new Subject<FlowChange>();
   private counter = 0;
   private readonly drained = new Set<() => void>();
   /** Set by closeAll: no flow opens after it, so closeAll's wait covers every flow there is. */
   private closing = false;
   /**
-   * The merge of every actor's state stream. A completed flow leaves the table before
-   * its change is passed on, so a consumer never finds it among the active ones; the
-   * engine keeps one subscriber on this stream for the whole run.
+   * Every actor's changes, in the order they happen. A completed flow leaves the table
+   * before its change is passed on, so a consumer never finds it among the active ones;
+   * the engine keeps one subscriber on this stream for the whole run.
    */
-  readonly changes$: Observable<FlowChange> = this.opened.pipe(
-    mergeInners((actor) => actor.state$),
-    tap((change) => {
-      if (change.kind === 'completed') this.remove(change.record.flow_id);
-    }),
-    share(),
-  );
+  readonly changes$: Observable<FlowChange> = this.changes.asObservable();
+  /** What every actor hands its changes to. */
+  private readonly publish = (change: FlowChange): void => {
+    if (change.kind === 'completed') this.remove(change.record.flow_id);
+    this.changes.next(change);
+  };
 
   constructor(private readonly opts: FlowTableOptions) {}
 
   open(init: Omit<FlowInit, 'flow_id'>, auth: FlowAuth): FlowActor {
-    const actor = new FlowActor(extend(init, { flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }), auth);
+    const actor = new FlowActor(extend(init, { flow_id: `${this.opts.idPrefix}-${(++this.counter).toString(36)}` }), auth, this.publish);
     this.actors.set(actor.id, actor);
-    this.opened.next(actor);
     actor.started();
     return actor;
   }

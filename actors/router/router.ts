@@ -62,21 +62,38 @@ export class Router {
    * evaluation reaches the first rule that looks at addresses (as mihomo does), once;
    * a name that does not resolve meets those rules with no address, so none matches.
    * The rules and final in force at the call decide, whatever a reload does meanwhile.
+   * A decision that needs no lookup is returned as is, not as a promise: most flows'
+   * rules never look at addresses, and they pay no promise for it.
    */
-  async decide(ctx: RouteContext, addresses: TargetAddresses = NO_ADDRESSES): Promise<RouteDecision> {
+  decide(ctx: RouteContext, addresses: TargetAddresses = NO_ADDRESSES): RouteDecision | Promise<RouteDecision> {
     const { mode, globalTarget } = this.current;
     if (mode === 'global' && globalTarget) return { mode, target: globalTarget, matched_rule: { index: -1, condition: 'global' } };
-    const { rules, final } = this;
-    let seen = ctx;
-    for (let index = 0; index < rules.length; index++) {
-      const rule = rules[index]!;
-      if (rule.resolves && seen.ip === null && seen.resolved === undefined) {
-        seen = extend(seen, { resolved: await addresses().catch((): readonly string[] => []) });
-      }
-      if (rule.match(seen)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
-    }
-    return { mode, target: final, matched_rule: { index: -1, condition: 'final' } };
+    return firstMatch({ mode, rules: this.rules, final: this.final, addresses }, ctx, 0);
   }
+}
+
+/** What one decision walks: the mode, rules and final in force at its call, and the name's lookup. */
+interface Walk {
+  mode: RouteMode;
+  rules: readonly Rule[];
+  final: string;
+  addresses: TargetAddresses;
+}
+
+/** Walks the rules from `from`; it waits only at the first rule that needs the name's addresses, then goes on from that rule. */
+function firstMatch(walk: Walk, seen: RouteContext, from: number): RouteDecision | Promise<RouteDecision> {
+  const { mode, rules } = walk;
+  for (let index = from; index < rules.length; index++) {
+    const rule = rules[index]!;
+    if (rule.resolves && seen.ip === null && seen.resolved === undefined) {
+      return walk
+        .addresses()
+        .catch((): readonly string[] => [])
+        .then((resolved) => firstMatch(walk, extend(seen, { resolved }), index));
+    }
+    if (rule.match(seen)) return { mode, target: rule.outbound, matched_rule: { index, condition: rule.condition } };
+  }
+  return { mode, target: walk.final, matched_rule: { index: -1, condition: 'final' } };
 }
 
 /**

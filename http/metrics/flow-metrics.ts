@@ -1,7 +1,8 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import type { FlowRecord } from '../../streams/contract.js';
+import { Tally } from './tally.js';
 import { totalsCounter } from './totals-counter.js';
 
 /** Outbound types that pick another outbound: a flow's leaf is never one of them. */
@@ -12,6 +13,15 @@ const NONE = 'none';
 
 /** The leaf outbound the flow went through or was sent to (a blocked or failed flow's path has none). */
 const outboundOf = (r: FlowRecord): string => r.path.outbound?.tag ?? r.route.selection_chain.at(-1) ?? NONE;
+
+const outcomeOf = (r: FlowRecord): string => r.result?.outcome ?? NONE;
+/** One series' key: each tag led by its length, so no two label sets meet whatever a tag holds. */
+function completedKey(r: FlowRecord): string {
+  const inbound = r.inbound.tag;
+  const outbound = outboundOf(r);
+  return `${inbound.length}:${inbound}${outbound.length}:${outbound}${outcomeOf(r)}`;
+}
+const completedLabels = (r: FlowRecord): Record<string, string> => ({ inbound: r.inbound.tag, outbound: outboundOf(r), outcome: outcomeOf(r) });
 
 /**
  * Flows: active ones by inbound and outbound (read at the scrape), completed ones by
@@ -33,18 +43,26 @@ export function flowMetrics(registry: Registry, ops: ControlOps): Subscription {
       for (const r of ops.activeFlows()) this.inc({ inbound: r.inbound.tag, outbound: outboundOf(r) });
     },
   });
-  const completed = new Counter({
-    name: 'weir_flows_completed_total',
-    help: 'Flows completed since the control plane started, by inbound tag, leaf outbound tag and outcome.',
-    labelNames: ['inbound', 'outbound', 'outcome'],
-    registers: [registry],
-  });
-  const failures = new Counter({
-    name: 'weir_flow_failures_total',
-    help: 'Flows that ended failed since the control plane started, by failure code (docs/failure-codes.md).',
-    labelNames: ['code'],
-    registers: [registry],
-  });
+  const completed = new Tally();
+  totalsCounter(
+    registry,
+    {
+      name: 'weir_flows_completed_total',
+      help: 'Flows completed since the control plane started, by inbound tag, leaf outbound tag and outcome.',
+      labelNames: ['inbound', 'outbound', 'outcome'],
+    },
+    () => completed.totals(),
+  );
+  const failures = new Tally();
+  totalsCounter(
+    registry,
+    {
+      name: 'weir_flow_failures_total',
+      help: 'Flows that ended failed since the control plane started, by failure code (docs/failure-codes.md).',
+      labelNames: ['code'],
+    },
+    () => failures.totals(),
+  );
   totalsCounter(registry, { name: 'weir_flows_started_total', help: 'Flows started since the node started.', labelNames: [] }, () => [[{}, ops.stats().total_started]]);
   totalsCounter(
     registry,
@@ -58,8 +76,8 @@ export function flowMetrics(registry: Registry, ops: ControlOps): Subscription {
     },
   );
   return ops.completedFlows$().subscribe((r) => {
-    completed.inc({ inbound: r.inbound.tag, outbound: outboundOf(r), outcome: r.result?.outcome ?? NONE });
+    completed.add(completedKey(r), r, completedLabels);
     const code = r.result?.failure?.code;
-    if (r.result?.outcome === 'failed' && code) failures.inc({ code });
+    if (r.result?.outcome === 'failed' && code) failures.add(code, code, (c) => ({ code: c }));
   });
 }

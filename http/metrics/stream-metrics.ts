@@ -1,7 +1,8 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { ControlOps } from '../../actors/control/control-ops.js';
 import { SUBSCRIBER_KINDS, type SubscriberSlots } from '../events/subscriber-slots.js';
+import { Tally } from './tally.js';
 import { totalsCounter } from './totals-counter.js';
 
 /**
@@ -10,12 +11,16 @@ import { totalsCounter } from './totals-counter.js';
  * Returns what stops the counting.
  */
 export function streamMetrics(registry: Registry, ops: ControlOps, slots: SubscriberSlots, ipcSubscribers: () => number): Subscription {
-  const published = new Counter({
-    name: 'weir_events_published_total',
-    help: 'Events the node published on its bus since its control plane started, by event type.',
-    labelNames: ['event_type'],
-    registers: [registry],
-  });
+  const published = new Tally();
+  totalsCounter(
+    registry,
+    {
+      name: 'weir_events_published_total',
+      help: 'Events the node published on its bus since its control plane started, by event type.',
+      labelNames: ['event_type'],
+    },
+    () => published.totals(),
+  );
   new Gauge({
     name: 'weir_live_subscribers',
     help: 'Live subscribers of the control plane now, by kind (sse, ws: the event streams; clash: Clash API streams; ipc: IPC subscriptions).',
@@ -39,5 +44,5 @@ export function streamMetrics(registry: Registry, ops: ControlOps, slots: Subscr
       return SUBSCRIBER_KINDS.map((kind) => [{ kind }, dropped[kind]]);
     },
   );
-  return ops.published$().subscribe((e) => published.inc({ event_type: e.event_type }));
+  return ops.published$().subscribe((e) => published.add(e.event_type, e.event_type, (event_type) => ({ event_type })));
 }

@@ -1,7 +1,6 @@
 import { flowTransition, initialFlowRecord } from '../../actors/flows/flow-logic.js';
 import type { BusEvent, FlowAuth } from '../../streams/contract.js';
 import { flowEvent } from '../../streams/flow-events.js';
-import { FlowJson } from '../../streams/flow-json.js';
 
 const AUTH: FlowAuth = { scheme: 'socks5', principal_key: 'bench-user', attributes: {} };
 
@@ -52,8 +51,7 @@ export function* completedFlows(n: number, prefix: string): Generator<BusEvent> 
     traffic,
     result: { outcome: 'chained_relayed', close_reason: null, failure: null },
   });
-  // Each with its flow's own JSON writer, as a flow actor publishes it: without one the bus serializes the payload.
   for (let i = 0; i < n; i++) {
-    yield flowEvent({ kind: 'completed', record: { ...done, flow_id: `${prefix}-${i}` }, auth: AUTH, json: new FlowJson() });
+    yield flowEvent({ kind: 'completed', record: { ...done, flow_id: `${prefix}-${i}` }, auth: AUTH });
   }
 }

@@ -9,9 +9,8 @@ const SOURCE = { ip: '127.0.0.1', port: 40000 };
 const CURL = { process_id: 42, process_name: 'curl', process_path: '/usr/bin/curl' };
 
 function actorWithSource(): { actor: FlowActor; changes: FlowChange[] } {
-  const actor = new FlowActor(flowInit({ source: SOURCE, target: { host: '192.0.2.1', port: 443 } }), AUTH);
   const changes: FlowChange[] = [];
-  actor.state$.subscribe((c) => changes.push(c));
+  const actor = new FlowActor(flowInit({ source: SOURCE, target: { host: '192.0.2.1', port: 443 } }), AUTH, (c) => changes.push(c));
   actor.started();
   return { actor, changes };
 }

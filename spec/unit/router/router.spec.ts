@@ -174,6 +174,18 @@ test('a name meets ip_cidr rules by its addresses, looked up once, when evaluati
   assert.is((await router.decide(ctx('10.2.2.2'), answering(null).lookup)).target, 'direct', 'a literal is its own address');
 });
 
+test('a decision that needs no lookup is no promise; one that waits for a lookup is', async () => {
+  const router = new Router({ mode: 'rule', rules: RULES, final: 'final' });
+  const decided = answering(['10.1.1.1']);
+  assert.not.instance(router.decide(ctx('x.ads.example'), decided.lookup), Promise, 'a rule before any ip_cidr decided');
+  assert.not.instance(router.decide(ctx('10.2.3.4'), decided.lookup), Promise, 'a literal meets ip_cidr by itself');
+  assert.not.instance(new Router({ mode: 'rule', rules: [], final: 'direct' }).decide(ctx('a.io')), Promise, 'final');
+  assert.is(decided.calls, 0);
+  const waits = router.decide(ctx('db.internal'), decided.lookup);
+  assert.instance(waits, Promise);
+  assert.equal(await waits, { mode: 'rule', target: 'direct', matched_rule: { index: 1, condition: 'ip_cidr=10.0.0.0/8' } });
+});
+
 test('a name with several addresses matches an ip_cidr rule when any one of them is in it', async () => {
   const router = new Router({ mode: 'rule', rules: [{ ip_cidr: ['127.0.0.0/8', '::1/128'], outbound: 'block' }], final: 'direct' });
   assert.is((await router.decide(ctx('mixed.example'), answering(['192.0.43.10', '127.0.0.1']).lookup)).target, 'block');

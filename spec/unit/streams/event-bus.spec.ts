@@ -170,7 +170,7 @@ test('the JSON of an event is JSON.stringify of its envelope, and the sink form 
 test('a payload JSON made by the publisher is the envelope payload as is, and the ring keeps it', () => {
   const b = bus();
   const payload = { flow_id: 'f-1' };
-  const published = b.publish({ event_type: 'flow.started', payload, payloadJson: '{"flow_id":"f-1","made":"by the publisher"}' });
+  const published = b.publish({ event_type: 'flow.started', payload, writePayload: (out) => out.add('{"flow_id":"f-1","made":"by the publisher"}') });
   assert.equal(published.envelope().payload, { flow_id: 'f-1', made: 'by the publisher' });
   assert.is(b.replay(0, null)[0]?.json, published.json);
   assert.is(JSON.parse(published.withSource('"n"')).source_id, 'n');
