@@ -1,3 +1,4 @@
+import { redisAddressOf } from '../actors/redis/redis-client.js';
 import type { Logger } from 'pino';
 import type { ConfigSource } from '../actors/config/config-source.js';
 import type { WeirConfig } from '../actors/config/schema.js';
@@ -84,7 +85,7 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
   }
   log.info({ control: http.address(), tls: http.tls, metrics: http.metricsAddress(), ipc: ipc.path }, 'control plane listening');
   if (config.redis) {
-    presence = new FleetPresence(config.redis.url.reveal(), config.node.id, presenceOf(ops, authority(http.address())));
+    presence = new FleetPresence(redisAddressOf(config.redis), config.node.id, presenceOf(ops, authority(http.address())));
     presence.start();
   }
   const control = http;

@@ -1,3 +1,4 @@
+import type { RedisAddress } from '../actors/redis/redis-client.js';
 import type { RequestHandler } from 'express';
 import type { SinkQueue } from '../actors/outbox/sink-queue-nodes.js';
 
@@ -9,7 +10,7 @@ export interface Board {
 }
 
 export interface BoardOptions {
-  redisUrl: string;
+  redis: RedisAddress;
   title: string;
   mountPath: string;
   /** Names each queue `<node>/<tag>` (bull-board groups them by node); else `<tag>`. */
@@ -23,15 +24,15 @@ export interface BoardOptions {
  * are loaded when the first board is made.
  */
 export async function createBoard(opts: BoardOptions): Promise<Board> {
-  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { Queue }, { Redis }, { sinkKeys }] = await Promise.all([
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { Queue }, { connectRedis }, { sinkKeys }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),
     import('@bull-board/express'),
     import('bullmq'),
-    import('ioredis'),
+    import('../actors/redis/redis-client.js'),
     import('../actors/outbox/bullmq-keys.js'),
   ]);
-  const connection = new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: null });
+  const connection = connectRedis(opts.redis, { enableOfflineQueue: false, maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(opts.mountPath);

@@ -26,7 +26,7 @@ export function dashboardRoute(ops: ControlOps, mountPath: string): RequestHandl
     const view = ops.queueView();
     if (!view) return sendProblem(res, problem('NOT_FOUND', 'the backlog dashboard needs `redis` in the config'));
     try {
-      board ??= createBoard({ redisUrl: view.redisUrl, title: `weir ${view.nodeId}`, mountPath, byNode: false });
+      board ??= createBoard({ redis: view.redis, title: `weir ${view.nodeId}`, mountPath, byNode: false });
       const b = await board;
       const key = view.sinks.join('\n');
       if (key !== shown) {

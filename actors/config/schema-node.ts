@@ -90,15 +90,21 @@ export const flowsSchema = z
   .prefault({});
 
 export function redisSchema(secret: SecretSchema) {
+  // A secret: the URL may carry the password. An empty one stands for one an offline reader could not read.
+  const redisUrl = secret
+    .refine((url) => url.reveal() === '' || isRedisUrl(url.reveal()), 'must be a redis:// or rediss:// URL')
+    // For editors; a pattern constrains only the inline (string) form.
+    .meta({ pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://' });
   return z
     .strictObject({
-      // A secret: the URL may carry the password. An empty one stands for one an offline reader could not read.
-      url: secret
-        .refine((url) => url.reveal() === '' || isRedisUrl(url.reveal()), 'must be a redis:// or rediss:// URL')
-        // For editors; a pattern constrains only the inline (string) form.
-        .meta({ pattern: '^[Rr][Ee][Dd][Ii][Ss][Ss]?://' })
-        .describe('redis:// or rediss:// URL, which may carry a password: a string, { "env": NAME } or { "file": PATH }.'),
+      url: redisUrl.optional().describe('redis:// or rediss:// URL of a standalone Redis, which may carry a password: a string, { "env": NAME } or { "file": PATH }.'),
+      cluster: z
+        .array(redisUrl)
+        .min(1)
+        .optional()
+        .describe('Seed URLs of a Redis Cluster (redis:// or rediss://, each a secret like url; the credentials and TLS of the first apply to every node). Instead of url.'),
     })
+    .refine((r) => (r.url === undefined) !== (r.cluster === undefined), 'takes exactly one of url (a standalone Redis) and cluster (a Redis Cluster)')
     .optional()
     .describe('Redis for the BullMQ outbox. Without it sinks use the embedded outbox in node.state_dir.');
 }

@@ -1,3 +1,4 @@
+import { firstUrl, redisAddressOf, type RedisAddress } from '../redis/redis-client.js';
 import type { WeirConfig } from '../config/schema.js';
 import type { DeadLetter } from '../contracts/outbox.js';
 import type { Sink } from '../contracts/sink.js';
@@ -13,7 +14,7 @@ import { ControlError } from './control-error.js';
 
 /** Where the Webhook sinks' BullMQ queues live, for the backlog dashboard. */
 export interface QueueView {
-  redisUrl: string;
+  redis: RedisAddress;
   nodeId: string;
   /** Tags of the Webhook sinks, one queue each. */
   sinks: string[];
@@ -30,7 +31,7 @@ async function onRedis<T>(config: WeirConfig, work: () => Promise<T>): Promise<T
   try {
     return await work();
   } catch (err) {
-    const explained = config.redis ? await explainRedisError(err, config.redis.url.reveal()) : err;
+    const explained = config.redis ? await explainRedisError(err, firstUrl(redisAddressOf(config.redis))) : err;
     throw explained instanceof RedisUnreachableError ? new ControlError('REDIS_UNAVAILABLE', explained.message) : err;
   }
 }
@@ -51,7 +52,7 @@ export async function replayDeadLettersOf(config: WeirConfig, sinks: readonly Si
 export function queueViewOf(config: WeirConfig): QueueView | null {
   if (!config.redis) return null;
   return {
-    redisUrl: config.redis.url.reveal(),
+    redis: redisAddressOf(config.redis),
     nodeId: config.node.id,
     sinks: config.event_sinks.filter((s) => s.type === 'webhook').map((s) => s.tag),
   };

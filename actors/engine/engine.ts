@@ -1,3 +1,4 @@
+import { redisAddressOf } from '../redis/redis-client.js';
 import { Subject, Subscription, tap } from 'rxjs';
 import type { Logger } from 'pino';
 import { EventBus } from '../../streams/event-bus.js';
@@ -205,7 +206,7 @@ export class Engine {
       bus: this.bus,
       openOutbox: (sink, opts) => this.stores.open(sink, opts),
       // Each reconnect attempt errs; an outage and its end are logged once each (openOutbox).
-      redis: this.current.redis ? { url: this.current.redis.url.reveal(), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
+      redis: this.current.redis ? { url: redisAddressOf(this.current.redis), onError: (err) => this.opts.log.debug({ err: err.message }, 'redis error') } : null,
       publish: (e) => this.bus.publish(e),
       deadline: this.deadline,
       log: this.opts.log,

@@ -8,10 +8,10 @@ const CONNECT_CHECK_MS = 2000;
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 /**
- * ioredis's own words when it has no connection: they name neither the address nor
+ * ioredis's own words when it has no connection (the cluster client's first): they name neither the address nor
  * what the OS said, so an operator cannot tell a stopped Redis from a wrong URL.
  */
-const CONNECTION_LOST = [/^Connection is closed\.?$/, /^Reached the max retries per request limit/, /^Stream isn't writeable/, /^connect E[A-Z]+ /];
+const CONNECTION_LOST = [/^Failed to refresh slots cache/, /^None of startup nodes is available/, /^Connection is closed\.?$/, /^Reached the max retries per request limit/, /^Stream isn't writeable/, /^connect E[A-Z]+ /];
 
 /** Redis cannot be reached: the URL without its credentials, and the OS error (`ECONNREFUSED 127.0.0.1:6399`). */
 export class RedisUnreachableError extends WeirError<'REDIS_UNAVAILABLE'> {

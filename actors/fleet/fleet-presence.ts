@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
 import { FLEET_FORGET_MS, FLEET_INDEX, PRESENCE_EVERY_MS, PRESENCE_TTL_MS, presenceKey, type PresenceRecord } from './presence-record.js';
 
 /** The fleet index drops nodes gone for FLEET_FORGET_MS at one write in this many: the trim need not be timely. */
@@ -9,23 +9,24 @@ const TRIM_EVERY_WRITES = 60;
  * ready and every PRESENCE_EVERY_MS, removed at a graceful stop; a node killed with kill -9 drops out
  * when the key lapses. Its own connection fails fast while Redis is down (no offline
  * queue): the node goes on proxying and reappears with the first write Redis takes.
- * A write is two commands (SET, ZADD), pipelined rather than in a MULTI, which would
- * cost two more: the index entry only tells `weir fleet` where to look.
+ * A write is two commands (SET, ZADD), sent side by side, never in one pipeline or
+ * MULTI: on a cluster the presence and the fleet index live in different slots, and
+ * the index entry only tells `weir fleet` where to look.
  */
 export class FleetPresence {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   private stopped = false;
   private writes = 0;
 
   constructor(
-    url: string,
+    url: RedisAddress,
     private readonly nodeId: string,
     private readonly record: () => Promise<PresenceRecord>,
     private readonly everyMs = PRESENCE_EVERY_MS,
   ) {
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3000 });
+    this.redis = connectRedis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 3000 });
     // Connection errors are the outage itself; the next refresh tries again.
     this.redis.on('error', () => undefined);
   }
@@ -44,9 +45,12 @@ export class FleetPresence {
     this.writing = this.writing.then(async () => {
       const record = JSON.stringify(await this.record());
       const now = Date.now();
-      const write = this.redis.pipeline().set(presenceKey(this.nodeId), record, 'PX', PRESENCE_TTL_MS).zadd(FLEET_INDEX, now, this.nodeId);
-      if (this.writes++ % TRIM_EVERY_WRITES === 0) write.zremrangebyscore(FLEET_INDEX, '-inf', now - FLEET_FORGET_MS);
-      await write.exec().catch(() => undefined);
+      const trim = this.writes++ % TRIM_EVERY_WRITES === 0;
+      await Promise.all([
+        this.redis.set(presenceKey(this.nodeId), record, 'PX', PRESENCE_TTL_MS),
+        this.redis.zadd(FLEET_INDEX, now, this.nodeId),
+        trim && this.redis.zremrangebyscore(FLEET_INDEX, '-inf', now - FLEET_FORGET_MS),
+      ]).catch(() => undefined);
     });
   }
 
@@ -55,12 +59,7 @@ export class FleetPresence {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.writing;
-    await this.redis
-      .multi()
-      .del(presenceKey(this.nodeId))
-      .zrem(FLEET_INDEX, this.nodeId)
-      .exec()
-      .catch(() => undefined);
+    await Promise.all([this.redis.del(presenceKey(this.nodeId)), this.redis.zrem(FLEET_INDEX, this.nodeId)]).catch(() => undefined);
     this.redis.disconnect();
   }
 }

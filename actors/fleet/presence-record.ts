@@ -1,10 +1,14 @@
+import { nodeKeyBase } from '../outbox/bullmq-keys.js';
+
 /**
  * What a node on Redis says of itself to the fleet (`weir fleet`), refreshed every few
  * seconds under a key that lapses when the refreshes stop:
  *
- *   weir:<node>:presence   string: the PresenceRecord as JSON, TTL PRESENCE_TTL_MS
- *   weir:fleet             zset: node id → when its presence was last written (ms);
- *                          the fleet's index, so listing it needs no SCAN
+ *   weir:{<node>}:presence  string: the PresenceRecord as JSON, TTL PRESENCE_TTL_MS
+ *   weir:fleet              zset: node id → when its presence was last written (ms);
+ *                           the fleet's index, so listing it needs no SCAN; on a
+ *                           cluster it lives in another slot than the presences, so
+ *                           it is never written in one command or MULTI with them
  */
 export interface PresenceRecord {
   node_id: string;
@@ -36,5 +40,5 @@ export const FLEET_FORGET_MS = 24 * 3600_000;
 export const FLEET_INDEX = 'weir:fleet';
 
 export function presenceKey(nodeId: string): string {
-  return `weir:${encodeURIComponent(nodeId)}:presence`;
+  return `${nodeKeyBase(nodeId)}:presence`;
 }

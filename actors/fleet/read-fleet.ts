@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { FLEET_INDEX, presenceKey, type PresenceRecord } from './presence-record.js';
 
 /** A node of the fleet's index: its presence, or null once that lapsed (`stale`). */
@@ -10,7 +10,7 @@ export interface FleetMember {
 }
 
 /** The fleet as Redis holds it, by node id; no node has to be reachable. */
-export async function readFleet(redis: Redis): Promise<FleetMember[]> {
+export async function readFleet(redis: RedisClient): Promise<FleetMember[]> {
   const index = await redis.zrange(FLEET_INDEX, 0, -1, 'WITHSCORES');
   const ids: string[] = [];
   const seen: number[] = [];
@@ -19,7 +19,8 @@ export async function readFleet(redis: Redis): Promise<FleetMember[]> {
     seen.push(Number(index[i + 1]));
   }
   if (ids.length === 0) return [];
-  const records = await redis.mget(ids.map(presenceKey));
+  // One GET per presence, sent together: an MGET would span slots on a cluster.
+  const records = await Promise.all(ids.map((id) => redis.get(presenceKey(id))));
   return ids
     .map((node_id, i): FleetMember => {
       const presence = parse(records[i] ?? null);

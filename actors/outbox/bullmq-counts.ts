@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 /**
@@ -84,7 +84,7 @@ export interface CountedJob {
 }
 
 /** Counts the jobs of an add (COUNT_ADDED); resolves with the events newly counted pending. */
-export async function countAdded(redis: Redis, keys: SinkKeys, jobs: readonly (CountedJob & { atUnixMs: number })[]): Promise<number> {
+export async function countAdded(redis: RedisClient, keys: SinkKeys, jobs: readonly (CountedJob & { atUnixMs: number })[]): Promise<number> {
   const args = jobs.flatMap((j) => [j.atUnixMs, j.jobId, j.bytes, j.events]);
   const jobKeys = jobs.map((j) => keys.base + j.jobId);
   return (await redis.eval(COUNT_ADDED, 2 + jobKeys.length, keys.state, keys.enqueued, ...jobKeys, ADDED_FIELD, COUNTED_FIELD, DEAD_FIELD, ...args)) as number;
@@ -103,7 +103,7 @@ export class DeliveryCounts {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: SinkKeys,
   ) {}
 

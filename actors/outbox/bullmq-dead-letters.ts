@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { DeadLetter, OutboxAppend } from '../contracts/outbox.js';
 import { ADDED_FIELD, DEAD_FIELD } from './bullmq-counts.js';
 import { eventsOf, jobData, jobOpts, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
@@ -20,7 +20,7 @@ export async function listBullmqDeadLetters(queue: OutboxQueue, limit: number): 
  * A job whose events are all chosen is retried; the chosen events of a job that keeps
  * others go out as a job of their own, and the job keeps the rest.
  */
-export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: Redis, keys: SinkKeys, ids?: readonly string[]): Promise<number> {
+export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: RedisClient, keys: SinkKeys, ids?: readonly string[]): Promise<number> {
   const failed = (await queue.getJobs(['failed'], 0, -1, true)) as OutboxJob[];
   const wanted = ids ? new Set(ids) : null;
   const now = Date.now();

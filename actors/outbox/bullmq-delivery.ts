@@ -1,13 +1,14 @@
 import { UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import { connectRedis, workerConnection, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
 import type { DeliverEntries } from '../contracts/outbox.js';
 import { DeliveryCounts } from './bullmq-counts.js';
 import { bytesOf, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 export interface BullmqDeliveryOptions {
-  /** redis:// or rediss:// URL of the Redis that holds the queue. */
-  url: string;
+  /** The Redis that holds the queue: a redis:// or rediss:// URL, or a cluster's seeds. */
+  url: RedisAddress;
   /** The sink's queue (bullmq-keys.ts): any node's, so a process apart from the node can deliver it. */
   keys: SinkKeys;
   deliver: DeliverEntries;
@@ -51,17 +52,20 @@ function uncounted(err: unknown): never {
 
 export class BullmqDelivery {
   private readonly worker: Worker<JobData, string, string>;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
+  private readonly connection: ReturnType<typeof workerConnection>;
   private readonly counts: DeliveryCounts;
 
   constructor(opts: BullmqDeliveryOptions) {
     const onError = opts.onError ?? (() => undefined);
     // No per-command retry limit: a count waits for a Redis outage to end, as the job does.
-    this.redis = new Redis(opts.url, { maxRetriesPerRequest: null });
+    this.redis = connectRedis(opts.url, { maxRetriesPerRequest: null });
     this.redis.on('error', onError);
+    this.connection = workerConnection(opts.url);
+    if (this.connection instanceof Cluster) this.connection.on('error', onError);
     this.counts = new DeliveryCounts(this.redis, opts.keys);
     this.worker = new Worker<JobData, string, string>(opts.keys.queue, (job) => this.process(job, opts.deliver), {
-      connection: { url: opts.url, maxRetriesPerRequest: null },
+      connection: this.connection,
       prefix: opts.keys.prefix,
       concurrency: opts.concurrency,
       lockDuration: opts.lockMs ?? 15_000,
@@ -102,5 +106,6 @@ export class BullmqDelivery {
   async close(force = false): Promise<void> {
     await this.worker.close(force);
     this.redis.disconnect();
+    if (this.connection instanceof Cluster) this.connection.disconnect();
   }
 }

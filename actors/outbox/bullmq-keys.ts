@@ -1,21 +1,25 @@
 /**
  * Names in Redis of a node's outbox. Many nodes share one Redis, so every key carries
- * the node id. BullMQ forbids ':' in queue names and job ids, hence the encoding.
+ * the node id. BullMQ forbids ':' in queue names and job ids, hence the encoding. The
+ * node id in braces is the Redis Cluster hash tag: every key of a node hashes to one
+ * slot, so BullMQ's scripts and the node's MULTIs, which touch several, run on a cluster.
  *
- *   weir:<node>:outbox                 hash: write_blocked_reason (node-wide)
- *   weir:<node>:claim                  hash: the running node that holds the id (redis-node-claim.ts)
- *   weir:<node>:sink:<tag>:<type>      BullMQ's keys of the sink's queue (wait, active,
+ *   weir:{<node>}:outbox               hash: write_blocked_reason (node-wide)
+ *   weir:{<node>}:claim                hash: the running node that holds the id (redis-node-claim.ts)
+ *   weir:{<node>}:sinks                set: the tags of the node's sink queues, read by
+ *                                      `weir deliver` and `weir dashboard` (sink-queue-nodes.ts)
+ *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active,
  *                                      delayed, failed, ...; completed jobs are removed)
- *   weir:<node>:sink:<tag>:ev-<id>     one job per append (up to batch_size events), job
+ *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), job
  *                                      id from the first event_id; kept KEEP_COMPLETED_S
  *                                      after its delivery (bullmq-jobs.ts)
- *   weir:<node>:sink:<tag>:state       hash: total_delivered, total_failed, replay_gaps,
+ *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps,
  *                                      bytes, pending and dead_letters (events, where
  *                                      BullMQ counts jobs), last_error (JSON), store_id
  *                                      (redis-loss-watch.ts), journal_gaps_moved
  *                                      (journaled-outbox.ts)
- *   weir:<node>:sink:<tag>:gaps        list: the most recent missed ranges (JSON), newest last
- *   weir:<node>:sink:<tag>:enqueued    zset: job id → append time of each pending job
+ *   weir:{<node>}:sink:<tag>:gaps      list: the most recent missed ranges (JSON), newest last
+ *   weir:{<node>}:sink:<tag>:enqueued  zset: job id → append time of each pending job
  */
 const enc = (s: string): string => encodeURIComponent(s);
 
@@ -31,38 +35,41 @@ export interface SinkKeys {
   enqueued: string;
 }
 
+/** The start of every key of a node: its id is the hash tag. */
+export function nodeKeyBase(nodeId: string): string {
+  return `weir:{${enc(nodeId)}}`;
+}
+
 export function sinkKeys(nodeId: string, sink: string): SinkKeys {
-  const prefix = `weir:${enc(nodeId)}:sink`;
+  return keysUnder(`${nodeKeyBase(nodeId)}:sink`, sink);
+}
+
+/**
+ * The keys of a sink's queue in the layout before the hash tag (`weir:<node>:sink:…`),
+ * which a node drains into its queue at start (legacy-queue-drain.ts).
+ */
+export function legacySinkKeys(nodeId: string, sink: string): SinkKeys {
+  return keysUnder(`weir:${enc(nodeId)}:sink`, sink);
+}
+
+function keysUnder(prefix: string, sink: string): SinkKeys {
   const queue = enc(sink);
   const base = `${prefix}:${queue}:`;
   return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
 }
 
-/**
- * The node and sink of a sink's `state` key, or null for a key of another shape. A
- * part that is not valid percent-encoding is kept as it is.
- */
-export function sinkOfStateKey(key: string): { nodeId: string; tag: string } | null {
-  const parts = key.split(':');
-  if (parts.length !== 5 || parts[0] !== 'weir' || parts[2] !== 'sink' || parts[4] !== 'state') return null;
-  return { nodeId: safeDecode(parts[1]!), tag: safeDecode(parts[3]!) };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
 export function nodeOutboxKey(nodeId: string): string {
-  return `weir:${enc(nodeId)}:outbox`;
+  return `${nodeKeyBase(nodeId)}:outbox`;
 }
 
 /** The claim of a node id by one running node (redis-node-claim.ts). */
 export function nodeClaimKey(nodeId: string): string {
-  return `weir:${enc(nodeId)}:claim`;
+  return `${nodeKeyBase(nodeId)}:claim`;
+}
+
+/** The set of the tags of a node's sink queues (sink-queue-nodes.ts). */
+export function nodeSinksKey(nodeId: string): string {
+  return `${nodeKeyBase(nodeId)}:sinks`;
 }
 
 export const JOB_ID_PREFIX = 'ev-';

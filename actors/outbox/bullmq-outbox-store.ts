@@ -1,16 +1,18 @@
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { OutboxLimits, OutboxOpenOptions, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
+import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
 import { OutboxBudget } from './outbox-budget.js';
 import { RedisOutboxMemory } from './redis-outbox-memory.js';
 import { RedisNodeClaim } from './redis-node-claim.js';
+import { drainLegacyQueue } from './legacy-queue-drain.js';
+import { recordSinkQueue } from './sink-queue-nodes.js';
 
 export interface BullmqOutboxStoreOptions {
-  /** redis:// or rediss:// URL (config `redis.url`). */
-  url: string;
+  /** The Redis: a redis:// or rediss:// URL (config `redis.url`), or a cluster's seeds (`redis.cluster`). */
+  url: RedisAddress;
   nodeId: string;
   /** max_bytes applies; min_free_bytes does not (Redis keeps its data elsewhere). */
   limits: OutboxLimits;
@@ -53,7 +55,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
 
   private constructor(
     private readonly opts: BullmqOutboxStoreOptions,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly budget: OutboxBudget,
     private readonly claim: RedisNodeClaim,
   ) {
@@ -66,7 +68,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
    */
   static async connect(opts: BullmqOutboxStoreOptions): Promise<BullmqOutboxStore> {
     const onError = opts.onError ?? (() => undefined);
-    const redis = new Redis(opts.url, {
+    const redis = connectRedis(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: APPEND_TIMEOUT_MS,
@@ -102,6 +104,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
     queue.on('error', onError);
     try {
       await queue.waitUntilReady();
+      await recordSinkQueue(this.redis, { nodeId: this.opts.nodeId, tag: sink });
       const outbox = await BullmqOutbox.open({
         sink,
         keys,
@@ -115,6 +118,10 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
           ...(this.memory && { memory: this.memory }),
           ...(this.opts.onLost && { onLost: this.opts.onLost }),
         },
+      });
+      await drainLegacyQueue(this.redis, this.opts.nodeId, sink, keys, (groups) => outbox.add(groups)).catch(async (err: unknown) => {
+        await outbox.close();
+        throw err;
       });
       this.outboxes.add(outbox);
       return outbox;

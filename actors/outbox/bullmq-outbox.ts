@@ -22,7 +22,7 @@
  * loses it.
  */
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { bytesOf, groupsOf, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
@@ -41,7 +41,7 @@ export interface BullmqOutboxParts {
   keys: SinkKeys;
   queue: Queue<JobData, string, string>;
   /** The producer connection (fails fast while Redis is down), shared by the node's sinks. */
-  redis: Redis;
+  redis: RedisClient;
   budget: OutboxBudget;
   onClose: (outbox: BullmqOutbox) => void;
   /** How a loss of the outbox by Redis is told and recovered (redis-loss-watch.ts). */
@@ -54,7 +54,7 @@ export interface BullmqOutboxParts {
 const CLOSE_WAIT_MS = 3000;
 
 /** An empty queue's byte and event counts are 0 and its append times are stale. */
-function resetEmpty(redis: Redis, keys: SinkKeys): Promise<unknown> {
+function resetEmpty(redis: RedisClient, keys: SinkKeys): Promise<unknown> {
   return redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
 }
 

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
 import { JOB_ID_PREFIX, type SinkKeys } from './bullmq-keys.js';
 
@@ -59,7 +59,7 @@ export interface StateHash {
   store_id: string | null;
 }
 
-async function readStateHash(redis: Redis, keys: SinkKeys): Promise<StateHash> {
+async function readStateHash(redis: RedisClient, keys: SinkKeys): Promise<StateHash> {
   const h = await redis.hgetall(keys.state);
   const n = (field: string): number => Number(h[field] ?? 0);
   return {
@@ -92,7 +92,7 @@ export interface SinkRead {
  * A sink's state as Redis holds it, read beside a node that may be running: any member
  * without a job may be of one of its appends under way, and is left alone.
  */
-export async function bullmqSinkState(redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
+export async function bullmqSinkState(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
   return (await readBullmqSink(redis, keys, blocked, 0)).state;
 }
 
@@ -102,7 +102,7 @@ export async function bullmqSinkState(redis: Redis, keys: SinkKeys, blocked: Wri
  * or begun after this call, may have (RedisLossWatch.mark); members without a job
  * below it are dropped.
  */
-export async function readBullmqSink(redis: Redis, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
+export async function readBullmqSink(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
   const [hash, gaps] = await Promise.all([readStateHash(redis, keys), redis.lrange(keys.gaps, 0, -1)]);
   const top = hash.pending > 0 ? ((await redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom)) as [string, string] | null) : null;
   const oldest = top?.[0] ?? null;

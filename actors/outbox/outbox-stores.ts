@@ -1,3 +1,4 @@
+import { redisAddressOf } from '../redis/redis-client.js';
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxOpenOptions, SinkOutbox } from '../contracts/outbox.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
@@ -56,7 +57,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
     BullmqOutboxStore.connect({
-      url: config.redis!.url.reveal(),
+      url: redisAddressOf(config.redis!),
       nodeId: config.node.id,
       limits: config.outbox,
       onError: onRedisError,

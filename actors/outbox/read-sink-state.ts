@@ -1,3 +1,4 @@
+import { redisAddressOf } from '../redis/redis-client.js';
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxState } from '../contracts/outbox.js';
 import { readOutboxState } from './read-outbox-state.js';
@@ -12,7 +13,7 @@ export async function readSinkOutboxState(config: WeirConfig, sink: string): Pro
   const embedded = await readOutboxState(config.node.state_dir, sink);
   if (!config.redis) return embedded;
   const { readRedisOutboxState } = await import('./read-bullmq-outbox-state.js');
-  const redis = await readRedisOutboxState(config.redis.url.reveal(), config.node.id, sink).catch(() => null);
+  const redis = await readRedisOutboxState(redisAddressOf(config.redis), config.node.id, sink).catch(() => null);
   if (!redis || !embedded) return redis ?? embedded;
   const ages = [redis.oldest_pending_age_ms, embedded.oldest_pending_age_ms].filter((a) => a !== null);
   return {

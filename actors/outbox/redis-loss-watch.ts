@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { SinkKeys } from './bullmq-keys.js';
 import type { SinkRead } from './bullmq-sink-state.js';
@@ -7,7 +7,7 @@ import type { RedisOutboxMemory } from './redis-outbox-memory.js';
 
 export interface LossWatchParts {
   sink: string;
-  redis: Redis;
+  redis: RedisClient;
   keys: SinkKeys;
   /** Where the node keeps what it knows of its Redis outboxes; without it a loss is seen only while running. */
   memory?: RedisOutboxMemory;

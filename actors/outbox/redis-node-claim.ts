@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-client.js';
 import { z } from 'zod';
 import { readStateFile, writeJsonFileSync } from '../files/atomic-json.js';
 import { nodeClaimKey } from './bullmq-keys.js';
@@ -97,7 +97,7 @@ export class RedisNodeClaim {
   private lostTold = false;
 
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly opts: NodeClaimOptions,
     private readonly run: string,
     private readonly fields: string[],
@@ -105,7 +105,7 @@ export class RedisNodeClaim {
   ) {}
 
   /** Takes the claim, or rejects with NodeIdInUseError when another running node holds it. */
-  static async take(redis: Redis, opts: NodeClaimOptions): Promise<RedisNodeClaim> {
+  static async take(redis: RedisClient, opts: NodeClaimOptions): Promise<RedisNodeClaim> {
     const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
     const fields = [os.hostname(), String(process.pid), opts.stateDir ? path.resolve(opts.stateDir) : '', String(Date.now())];
     const claim = new RedisNodeClaim(redis, opts, randomUUID(), fields, ttlMs);

@@ -1,3 +1,4 @@
+import type { RedisAddress } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import type { BusEvent } from '../../streams/contract.js';
 import type { EventBus } from '../../streams/event-bus.js';
@@ -13,7 +14,7 @@ export interface SinkDeps {
   bus: EventBus;
   openOutbox: (sink: string, opts?: OutboxOpenOptions) => Promise<SinkOutbox>;
   /** The node's Redis, whose sink queues BullMQ workers deliver; null without `redis`. */
-  redis: { url: string; onError: (err: Error) => void } | null;
+  redis: { url: RedisAddress; onError: (err: Error) => void } | null;
   publish: (event: BusEvent) => void;
   /** The node's stop deadline: what a sink's stop waits for on Redis or a receiver ends by it. */
   deadline: StopDeadline;

@@ -1,3 +1,4 @@
+import type { RedisAddress } from '../redis/redis-client.js';
 import type { WebhookSinkConfig } from '../config/schema.js';
 import type { EntrySettlement, OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 import { BullmqDelivery } from '../outbox/bullmq-delivery.js';
@@ -16,7 +17,7 @@ import { postWebhook } from './webhook-post.js';
  */
 export function startWebhookWorker(
   config: WebhookSinkConfig,
-  redis: { url: string; keys: SinkKeys; onError: (err: Error) => void },
+  redis: { url: RedisAddress; keys: SinkKeys; onError: (err: Error) => void },
   trouble: DeliveryTrouble,
   acked?: (entries: readonly OutboxAppend[]) => void,
 ): BullmqDelivery {

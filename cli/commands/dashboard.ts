@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
+import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/redis-client.js';
 import { parseListen, API_KEY_MIN_LENGTH } from '../../actors/config/schema-control.js';
 import { Secret } from '../../actors/config/secret.js';
 import { createLogger } from '../../actors/engine/logger.js';
@@ -24,8 +24,9 @@ const RESCAN_MS = 10_000;
 
 /**
  * `weir dashboard`: bull-board for every node's sink queues on a Redis, named
- * `<node>/<tag>`, behind an API key, until SIGINT/SIGTERM. The queues are found by
- * SCAN, again every RESCAN_MS, so nodes that come and go appear and leave.
+ * `<node>/<tag>`, behind an API key, until SIGINT/SIGTERM. The queues are read from
+ * the queue index (sink-queue-nodes.ts), again every RESCAN_MS, so nodes that come
+ * and go appear and leave.
  */
 export async function dashboardCommand(args: readonly string[], flags: DashboardFlags): Promise<number> {
   if (args.length > 0) throw new UsageError(USAGE);
@@ -40,8 +41,8 @@ export async function dashboardCommand(args: readonly string[], flags: Dashboard
     import('../../http/fleet-dashboard.js'),
     import('../../actors/outbox/sink-queue-nodes.js'),
   ]);
-  const board = await createBoard({ redisUrl: source.redisUrl, title: 'weir fleet', mountPath: FLEET_DASHBOARD_PATH, byNode: true });
-  const redis = new Redis(source.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const board = await createBoard({ redis: source.redis, title: 'weir fleet', mountPath: FLEET_DASHBOARD_PATH, byNode: true });
+  const redis = connectRedis(source.redis, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   redis.on('error', () => undefined);
 
   let shown: string | null = null;
@@ -86,7 +87,7 @@ export async function dashboardCommand(args: readonly string[], flags: Dashboard
 }
 
 interface Source {
-  redisUrl: string;
+  redis: RedisAddress;
   configKey: Secret | null;
   log: { level: string; file?: string | undefined };
 }
@@ -98,7 +99,7 @@ interface Source {
  */
 function loadSource(flags: DashboardFlags): Source | null {
   if (flags.redis && flags.config) throw new UsageError(`${USAGE} (--redis or -c, not both)`);
-  if (flags.redis) return { redisUrl: flags.redis, configKey: null, log: { level: 'info' } };
+  if (flags.redis) return { redis: flags.redis, configKey: null, log: { level: 'info' } };
   if (!flags.config) throw new UsageError(`${USAGE} (it needs --redis URL or -c FILE, a config with redis)`);
   const result = fileConfigSource(flags.config, { lenientSecrets: true }).load();
   if (!result.ok) {
@@ -107,10 +108,10 @@ function loadSource(flags: DashboardFlags): Source | null {
   }
   const { config } = result;
   if (!config.redis) throw new UsageError(`${flags.config} has no redis`);
-  const redisUrl = config.redis.url.reveal();
-  if (redisUrl === '') throw new UsageError(`${flags.config}: redis.url cannot be resolved here (its env var or file)`);
+  const redis = redisAddressOf(config.redis);
+  if (firstUrl(redis) === '') throw new UsageError(`${flags.config}: redis cannot be resolved here (its env var or file)`);
   const configKey = config.control.api_key.reveal() === '' ? null : config.control.api_key;
-  return { redisUrl, configKey, log: { level: config.log.level, file: config.log.file } };
+  return { redis, configKey, log: { level: config.log.level, file: config.log.file } };
 }
 
 /** --api-key-file, else WEIR_API_KEY, else the config's control.api_key: the dashboard never runs open. */

@@ -1,3 +1,4 @@
+import { firstUrl, redisAddressOf } from '../../actors/redis/redis-client.js';
 import http from 'node:http';
 import { within } from '../../actors/base/within.js';
 import { listenOn } from '../../actors/net/listen-on.js';
@@ -36,14 +37,14 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
   if (sinks.length === 0) throw new UsageError(`${flags.config} has no Webhook sink to deliver`);
   const { log } = createLogger({ level: config.log.level, file: config.log.file, format: flags.logFormat });
   const { ExternalDelivery } = await import('../../actors/webhook/external-delivery.js');
-  const delivery = new ExternalDelivery({ redisUrl: config.redis.url.reveal(), sinks, nodeId: flags.node ?? null, log });
+  const delivery = new ExternalDelivery({ redis: redisAddressOf(config.redis), sinks, nodeId: flags.node ?? null, log });
   const health = flags.health ? await serveHealth(flags.health, () => delivery.queues) : null;
   try {
     await delivery.start();
   } catch (err) {
     health?.close();
     await within(delivery.close(), STOP_WAIT_MS);
-    throw await explainRedisError(err, config.redis.url.reveal());
+    throw await explainRedisError(err, firstUrl(redisAddressOf(config.redis)));
   }
   log.info({ sinks: sinks.map((s) => s.tag), node: flags.node ?? '*' }, 'weir deliver started');
   await new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/redis-client.js';
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
@@ -17,8 +17,8 @@ export interface FleetFlags {
  */
 export async function fleetCommand(args: readonly string[], flags: FleetFlags): Promise<number> {
   if (args.length > 1) throw new UsageError('usage: weir fleet [node_id] [--redis URL | -c FILE] [--json]');
-  const url = redisUrl(flags);
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const address = redisOf(flags);
+  const redis = connectRedis(address, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
   redis.on('error', () => undefined);
   let members: FleetMember[];
   try {
@@ -26,7 +26,7 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
     const { readFleet } = await import('../../actors/fleet/read-fleet.js');
     members = await readFleet(redis);
   } catch (err) {
-    throw await explainRedisError(err, url);
+    throw await explainRedisError(err, firstUrl(address));
   } finally {
     redis.disconnect();
   }
@@ -46,13 +46,13 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
   return EXIT.ok;
 }
 
-function redisUrl(flags: FleetFlags): string {
+function redisOf(flags: FleetFlags): RedisAddress {
   if (flags.redis) return flags.redis;
   if (!flags.config) throw new UsageError('weir fleet needs --redis URL or -c FILE (a config with redis)');
   const result = fileConfigSource(flags.config, { lenientSecrets: true }).load();
   if (!result.ok) throw new UsageError(`${flags.config}: ${result.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
   if (!result.config.redis) throw new UsageError(`${flags.config} has no redis`);
-  return result.config.redis.url.reveal();
+  return redisAddressOf(result.config.redis);
 }
 
 const pendingOf = (m: FleetMember): number => m.presence?.sinks.reduce((n, s) => n + s.pending, 0) ?? 0;

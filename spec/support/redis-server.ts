@@ -36,9 +36,9 @@ export interface RedisServer {
  * A throwaway real redis-server on a free loopback port with its own temp dir, set up
  * as a fleet's Redis should be for the outbox: AOF on with `appendfsync always` (with
  * `everysec` Redis may answer a write whose AOF write it postponed, and a kill -9 then
- * loses it), no RDB snapshots, noeviction.
+ * loses it), no RDB snapshots, noeviction; `extraArgs` adds to that (a cluster node's).
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const binary = findBinary('redis-server');
   if (binary === null) throw new Error('redis-server is not installed (apt-get install redis-server)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'weir-redis-'));
@@ -47,7 +47,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   let exited: Promise<void> = Promise.resolve();
 
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--maxmemory-policy', 'noeviction', ...extraArgs];
     const proc = spawn(binary, args, { stdio: 'ignore' });
     reap(proc);
     exited = new Promise((resolve) => proc.once('exit', () => resolve()));
@@ -60,7 +60,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     child = null;
   };
 
-  await launch();
+  await launch().catch((err: unknown) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

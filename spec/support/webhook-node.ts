@@ -25,6 +25,8 @@ export interface HookNodeOptions {
   /** The Webhook sink `hook` (events flow.completed, small backoff) with these fields over the defaults; null: no Webhook sink. */
   hook: Record<string, unknown> | null;
   redisUrl?: string;
+  /** The whole `redis` section (a cluster's seeds), instead of redisUrl. */
+  redis?: Record<string, unknown>;
   /** node.id; the specs' shared id by default. */
   nodeId?: string;
   outbox?: { max_bytes?: number; min_free_bytes?: number };
@@ -98,6 +100,7 @@ export async function startHookNode(opts: HookNodeOptions): Promise<HookNode> {
     control: { listen: '127.0.0.1:0', api_key: API_KEY, ...opts.control },
     log: { ...(base['log'] as object), ...opts.log },
     ...(opts.redisUrl ? { redis: { url: opts.redisUrl } } : {}),
+    ...(opts.redis ? { redis: opts.redis } : {}),
     outbox: { min_free_bytes: 0, ...opts.outbox },
     event_sinks: [...(base['event_sinks'] as Record<string, unknown>[]).map((sink) => ({ ...sink, ...opts.archive })), ...(hook ? [hook] : [])],
   };

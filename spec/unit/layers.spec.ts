@@ -15,6 +15,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors/errors', 'actors/contracts'],
   ['actors/files'],
   ['actors/config'],
+  ['actors/redis'],
   ['actors/socks5', 'actors/sniff', 'actors/hook', 'actors/process', 'actors/principals', 'actors/router'],
   ['actors/outbounds', 'actors/outbox', 'actors/sinks'],
   ['actors/flows', 'actors/policies', 'actors/webhook'],

@@ -86,12 +86,30 @@ test('redis.url is a secret: its password can come from an environment variable,
   raw.redis.url = { env: 'REDIS_URL' };
   const result = parseConfig(raw, { env: { ...EXAMPLE_ENV, REDIS_URL: 'redis://:pw-0xq@127.0.0.1:6379' } });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  assert.is(result.config.redis?.url.reveal(), 'redis://:pw-0xq@127.0.0.1:6379');
+  assert.is(result.config.redis?.url?.reveal(), 'redis://:pw-0xq@127.0.0.1:6379');
   assert.not.ok(JSON.stringify(result.config).includes('pw-0xq'));
   const unset = parseConfig(raw, { env: EXAMPLE_ENV });
   assert.equal(unset.ok ? [] : unset.problems.map(formatProblem), ['redis.url: environment variable REDIS_URL is not set']);
   const wrong = parseConfig(raw, { env: { ...EXAMPLE_ENV, REDIS_URL: 'http://:pw-0xq@127.0.0.1:6379' } });
   assert.equal(wrong.ok ? [] : wrong.problems.map(formatProblem), ['redis.url: must be a redis:// or rediss:// URL']);
+});
+
+test('redis.cluster takes seed URLs, each a secret, instead of url; one of the two exactly', () => {
+  const raw = designExample() as unknown as { redis: Record<string, unknown> };
+  raw.redis = { cluster: ['redis://127.0.0.1:7000', { env: 'SEED_2' }] };
+  const result = parseConfig(raw, { env: { ...EXAMPLE_ENV, SEED_2: 'redis://:pw-0xc@127.0.0.1:7001' } });
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  assert.equal(result.config.redis?.cluster?.map((s) => s.reveal()), ['redis://127.0.0.1:7000', 'redis://:pw-0xc@127.0.0.1:7001']);
+  assert.not.ok(JSON.stringify(result.config).includes('pw-0xc'));
+  const problems = (redis: unknown): string[] => {
+    const r = parseConfig({ ...raw, redis }, { env: EXAMPLE_ENV });
+    return r.ok ? [] : r.problems.map(formatProblem);
+  };
+  const oneOf = 'redis: takes exactly one of url (a standalone Redis) and cluster (a Redis Cluster)';
+  assert.equal(problems({ url: 'redis://127.0.0.1:6379', cluster: ['redis://127.0.0.1:7000'] }), [oneOf]);
+  assert.equal(problems({}), [oneOf]);
+  assert.equal(problems({ cluster: [] }), ['redis.cluster: must not be empty']);
+  assert.equal(problems({ cluster: ['http://127.0.0.1:7000'] }), ['redis.cluster[0]: must be a redis:// or rediss:// URL']);
 });
 
 test('an API key shorter than 16 characters is refused, inline or from the environment, without echoing it', () => {
@@ -119,7 +137,7 @@ test('lenient: a secret that cannot be read stands as an empty one, for an offli
   raw.redis.url = { env: 'REDIS_URL' };
   const result = parseConfig(raw, { env: {}, lenientSecrets: true });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
-  assert.is(result.config.redis?.url.reveal(), '');
+  assert.is(result.config.redis?.url?.reveal(), '');
   assert.is(result.config.control.api_key.reveal(), '');
 });
 

@@ -1,0 +1,75 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import * as assert from 'uvu/assert';
+import { jobData, jobOpts } from '../../../actors/outbox/bullmq-jobs.js';
+import { legacySinkKeys, sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
+import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
+import { redisSuite } from '../../support/redis-server.js';
+import { bullmqDrain } from './bullmq-drain.js';
+import { entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
+
+// A Redis written by weir before the hash tag: a sink's queue under `weir:<node>:sink`.
+const { test, server } = redisSuite('Redis outbox: a queue of the old key layout');
+
+/** Writes what the old node left: jobs added by BullMQ under the old prefix, its counters and a gap. */
+async function writeOldLayout(url: string, nodeId: string): Promise<void> {
+  const old = legacySinkKeys(nodeId, 'billing');
+  const queue = new Queue(old.queue, { connection: { url }, prefix: old.prefix });
+  const admin = new Redis(url);
+  try {
+    const now = Date.now();
+    await queue.addBulk([
+      { name: 'envelope', data: jobData(entries(11, 12)), opts: jobOpts('ev-11', now) },
+      { name: 'envelope', data: jobData(entries(13, 13)), opts: { ...jobOpts('ev-13', now), delay: 60_000 } },
+    ]);
+    await admin.hset(old.state, 'total_delivered', 10, 'total_failed', 2, 'replay_gaps', 1, 'pending', 3);
+    await admin.rpush(old.gaps, JSON.stringify({ from_sequence: 4, to_sequence: 5, at_unix_ms: now }));
+  } finally {
+    admin.disconnect();
+    await queue.close();
+  }
+}
+
+test('a node opening its sink moves the old queue into the new one by the same job ids, with its counters, and deletes the old keys', async () => {
+  const { url } = await server;
+  const nodeId = 'old-layout-node';
+  await writeOldLayout(url, nodeId);
+  const store = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY });
+  const admin = new Redis(url);
+  try {
+    const outbox = await store.open('billing');
+    const moved = await outbox.state();
+    assert.is(moved.pending, 3);
+    assert.is(moved.total_delivered, 10);
+    assert.is(moved.replay_gaps, 1);
+    assert.equal(moved.gaps.map((g) => [g.from_sequence, g.to_sequence]), [[4, 5]]);
+    assert.equal(await admin.keys('weir:old-layout-node:*'), []);
+    // The delayed job is moved as pending: it is delivered now, with the others.
+    const delivered = await bullmqDrain(url, sinkKeys(nodeId, 'billing'), () => ({ kind: 'ack' }));
+    assert.equal(delivered.map((e) => e.id).sort(), ['ev-11', 'ev-12', 'ev-13']);
+    const after = await outbox.state();
+    assert.is(after.pending, 0);
+    assert.is(after.total_delivered, 13);
+  } finally {
+    admin.disconnect();
+    await store.close();
+  }
+});
+
+test('opening the sink again moves nothing twice', async () => {
+  const { url } = await server;
+  const nodeId = 'old-layout-twice';
+  await writeOldLayout(url, nodeId);
+  for (let run = 0; run < 2; run++) {
+    const store = await BullmqOutboxStore.connect({ url, nodeId, limits: ROOMY });
+    try {
+      const state = await (await store.open('billing')).state();
+      assert.is(state.pending, 3);
+      assert.is(state.total_delivered, 10);
+    } finally {
+      await store.close();
+    }
+  }
+});
+
+test.run();
