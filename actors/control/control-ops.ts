@@ -3,7 +3,7 @@ import { OUTCOMES, type FlowRecord, type Outcome, type RouteMode, type StatsSnap
 import type { PublishedEvent } from '../../streams/published-event.js';
 import type { SequenceRange } from '../../streams/event-bus.js';
 import { recordSlices } from '../../streams/records-json.js';
-import { resumeEvents, resumeFrom, type ResumedEvents } from '../../streams/subscription.js';
+import { resumeEvents, type ResumedEvents } from '../../streams/subscription.js';
 import { typeFilter } from '../../streams/type-filter.js';
 import type { ConfigSource } from '../config/config-source.js';
 import type { ConfigProblem } from '../config/problems.js';
@@ -26,6 +26,7 @@ import type { HistoryFilter, HistoryPage } from '../flows/flow-history.js';
 import { pageAfter } from '../flows/opening-page.js';
 import type { PrincipalsView } from '../principals/principal-ledger.js';
 import { ControlError } from './control-error.js';
+import { eventsPageJson, type EventsPageQuery } from './events-page.js';
 import { auditTrail, type AuditRecorder } from './audit-trail.js';
 import { hotChanges } from '../config/config-diff.js';
 import type { Logger } from 'pino';
@@ -75,8 +76,6 @@ export interface ActiveFlowPage {
 
 /** Default and largest page of a flow listing (active flows, completed-flow history). */
 export const FLOW_PAGE = { default: 100, max: 1000 } as const;
-const EVENTS_OPEN = Buffer.from('{"events":[');
-const COMMA = Buffer.from(',');
 
 /**
  * The one set of control operations; HTTP and IPC are thin transports over it.
@@ -374,29 +373,9 @@ export class ControlOps {
     return queueViewOf(this.engine.config);
   }
 
-  /**
-   * Replay from the ring (never flow.snapshot: it is not in the ring): the JSON body
-   * `{ events, oldest_sequence, last_sequence, replay_gap }`, its events copied out of
-   * the ring as stored, and the replay gap apart for a header. The gap is named only
-   * for a `since` given: without one the caller asked for what the ring holds, not to
-   * resume. The events are copied as stored rather than parsed into envelopes and
-   * serialized again: a full page (10,000 flow.completed) would hold the event loop, and
-   * so every relay, for hundreds of ms.
-   */
-  eventsJson(q: { since?: number; limit?: number; types?: readonly string[] | null }): { json: Buffer; gap: SequenceRange | null } {
-    const bus = this.engine.bus;
-    // As the live streams resume it (resumeFrom): a since beyond the last sequence is from before a lost state dir.
-    const since = q.since === undefined ? undefined : resumeFrom(bus, q.since);
-    const gap = since === undefined ? null : bus.lostAfter(since);
-    const parts: Buffer[] = [EVENTS_OPEN];
-    for (const json of bus.replayBytes(since ?? 0, typeFilter(q.types), q.limit ?? 1000)) {
-      if (parts.length > 1) parts.push(COMMA);
-      parts.push(json);
-    }
-    parts.push(
-      Buffer.from(`],"oldest_sequence":${JSON.stringify(bus.oldestSequence)},"last_sequence":${bus.lastSequence},"replay_gap":${JSON.stringify(gap)}}`),
-    );
-    return { json: Buffer.concat(parts), gap };
+  /** Replay from the ring as one JSON body, and the replay gap of `since` (events-page.ts). */
+  eventsJson(q: EventsPageQuery): { json: Buffer; gap: SequenceRange | null } {
+    return eventsPageJson(this.engine.bus, q);
   }
 
   /**
@@ -411,11 +390,7 @@ export class ControlOps {
   }
 }
 
-/**
- * The process's memory for a monitor. `rss_bytes` takes in the pages of the embedded
- * outbox's memory-mapped file, which the kernel reclaims as it needs them, so after a
- * backlog it stays high while nothing leaks; `heap_used_bytes` is the JavaScript heap.
- */
+/** The process's memory for a monitor; `heap_used_bytes` is the JavaScript heap. */
 function memoryOf(m: NodeJS.MemoryUsage): Record<string, number> {
   return { rss_bytes: m.rss, heap_used_bytes: m.heapUsed, heap_total_bytes: m.heapTotal, external_bytes: m.external };
 }

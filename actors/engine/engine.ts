@@ -27,7 +27,8 @@ import { ProcessLookup } from '../process/process-lookup.js';
 import { ProbeRunner } from '../policies/probe-runner.js';
 import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
-import { Router, type RouterOptions } from '../router/router.js';
+import { Router } from '../router/router.js';
+import { routerOptions } from './router-options.js';
 import type { DeliveryAcks } from '../sinks/delivery-acks.js';
 import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
@@ -56,23 +57,13 @@ export interface ConfigApplied {
   restart_required: string[];
 }
 
-function routerOptions(config: WeirConfig): RouterOptions {
-  return {
-    mode: config.route.mode,
-    globalTarget: config.route.global_target,
-    rules: config.route.rules,
-    final: config.route.final,
-    blockPrivate: config.route.block_private,
-  };
-}
-
 /**
  * How long a stop waits in all for what the node does not control: open flows to end,
  * Redis to take the last events and the leases back, Webhook receivers to answer the
  * deliveries in flight (StopDeadline). What is left after it is local (the embedded
  * outbox, the state files), so a stop ends about 5 s after the signal at most, inside
  * the 10 s a process manager commonly gives before SIGKILL. Redis not having answered
- * by then loses nothing: the events go to the embedded outbox, unsettled leases are
+ * by then loses nothing: the events go to the outage journal, unsettled leases are
  * taken back by the next start.
  */
 const STOP_WAIT_MS = 4000;
