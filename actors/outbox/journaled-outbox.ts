@@ -154,13 +154,20 @@ export class JournaledOutbox implements Outbox {
             await this.sleep(10);
             continue;
           }
+          // Marks a crash left between a deletion and its endMove: no entry is left to match them.
+          await this.toRedis(redis.endMove());
           this.answered();
           this.journaling = false;
           return;
         }
         retry = step;
         const { jobs, rest } = journalJobs(step.entries, step.complete);
-        await this.toRedis(redis.add(jobs));
+        const ids = jobs.map((j) => j.id);
+        // Marked before the add, so a worker that settles a job marks it settled: a move cut
+        // short before the journal deletion (a crash) does not add it again at a later
+        // start, however long after its delivery BullMQ forgot its id.
+        const settled = await this.toRedis(redis.beginMove(ids));
+        await this.toRedis(redis.add(jobs.filter((j) => !settled.has(j.id))));
         this.answered();
         this.movedUnacked = jobs.reduce((n, j) => n + j.events.length, 0);
         await this.p.journal.ack(jobs.flatMap((j) => j.entryIds));
@@ -168,6 +175,7 @@ export class JournaledOutbox implements Outbox {
         held = rest;
         this.movedUnacked = 0;
         this.notify();
+        await this.toRedis(redis.endMove(ids));
       } catch (err) {
         // Still leased, in `retry`: added again at the next try, which adds nothing twice.
         this.movedUnacked = 0;
