@@ -1,5 +1,6 @@
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
+import { AppendSignal } from './append-signal.js';
 import { groupsOf, timed, type JobGroup } from './bullmq-jobs.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
 import { journalEntries, journalJobs } from './outage-journal.js';
@@ -64,7 +65,7 @@ export class JournaledOutbox implements Outbox {
   private lastRedis: OutboxState | null = null;
   private lastGapInRedis = false;
   private down: string | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendSignal();
 
   constructor(private readonly p: JournaledOutboxParts) {
     this.sink = p.sink;
@@ -78,7 +79,7 @@ export class JournaledOutbox implements Outbox {
     if (!this.journaling && this.redis) {
       try {
         await this.toRedis(this.redis.add(timed(groups, Date.now())));
-        this.notify();
+        this.appended.fire();
         return;
       } catch (err) {
         if (!redisRefused(err)) throw err;
@@ -174,7 +175,7 @@ export class JournaledOutbox implements Outbox {
         retry = null;
         held = rest;
         this.movedUnacked = 0;
-        this.notify();
+        this.appended.fire();
         await this.toRedis(redis.endMove(ids));
       } catch (err) {
         // Still leased, in `retry`: added again at the next try, which adds nothing twice.
@@ -226,12 +227,7 @@ export class JournaledOutbox implements Outbox {
   }
 
   onAppend(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private notify(): void {
-    for (const listener of this.listeners) listener();
+    return this.appended.on(listener);
   }
 
   listDeadLetters(limit: number): Promise<DeadLetter[]> {

@@ -4,6 +4,7 @@ import { writeFileAtomic } from '../files/atomic-json.js';
 import { entryRecord, type Item } from './journal-book.js';
 import { outboxDir, sinkDir } from './journal-files.js';
 import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
+import type { RetryMark, StoredDead } from './lmdb-outbox.js';
 
 /**
  * Moves an LMDB outbox that an earlier version left in the state dir
@@ -16,8 +17,7 @@ import { commitRecord, encodeBatch, type JournalRecord } from './journal-records
 export async function importLmdbOutbox(stateDir: string): Promise<void> {
   const dir = outboxDir(stateDir);
   if (!fs.existsSync(path.join(dir, 'data.mdb'))) return;
-  const { openOutboxEnv, openSinkDb } = await import('./lmdb-env.js');
-  const records = await import('./lmdb-records.js');
+  const { openOutboxEnv, openSinkDb, readCounters, readGaps, recordsOf } = await import('./lmdb-outbox.js');
   const env = openOutboxEnv(stateDir, false);
   try {
     for (const name of [...env.getKeys()].map(String)) {
@@ -26,13 +26,10 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
       const target = path.join(sinkDir(stateDir, sink), '0000000000.log');
       if (fs.existsSync(target)) continue;
       const db = openSinkDb(env, sink);
-      const retries = new Map<number, { attempts: number; not_before_unix_ms: number }>();
-      for (const { key, value } of db.getRange(records.range('r'))) retries.set(records.positionOf(key), value as { attempts: number; not_before_unix_ms: number });
+      const retries = new Map(recordsOf<RetryMark>(db, 'r'));
       const out: JournalRecord[] = [];
       for (const kind of ['p', 'd'] as const) {
-        for (const { key, value } of db.getRange(records.range(kind))) {
-          const pos = records.positionOf(key);
-          const stored = value as import('./lmdb-records.js').StoredDead;
+        for (const [pos, stored] of recordsOf<StoredDead>(db, kind)) {
           const mark = retries.get(pos);
           const item: Item = {
             pos,
@@ -49,7 +46,7 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
           out.push(entryRecord(item, stored.body));
         }
       }
-      out.push(commitRecord(records.readCounters(db), records.readGaps(db)));
+      out.push(commitRecord(readCounters(db), readGaps(db)));
       await writeFileAtomic(target, encodeBatch(out).buf.toString());
     }
   } finally {
