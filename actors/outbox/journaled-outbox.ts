@@ -5,6 +5,7 @@ import { groupsOf, timed, type JobGroup } from './bullmq-jobs.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
 import { journalEntries, journalJobs } from './outage-journal.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
+import { noCounts, outboxState } from './outbox-state.js';
 import type { RedisHealth } from './redis-health.js';
 
 /** How often a sink whose journal holds entries asks whether Redis answers. */
@@ -304,7 +305,8 @@ export class JournaledOutbox implements Outbox {
         this.startMoving();
       }
     }
-    return this.lastRedis ?? nothingRead();
+    // Before Redis ever answered: nothing of Redis's part is known.
+    return this.lastRedis ?? outboxState('redis', noCounts(), null, [], null, 0);
   }
 
   /** Stops the move (a move cut short is done again at the next start), then closes both stores. */
@@ -314,19 +316,4 @@ export class JournaledOutbox implements Outbox {
     await this.p.deadline.within(this.moving ?? Promise.resolve());
     await Promise.all([this.redis?.close(), this.p.journal.close()]);
   }
-}
-
-/** Redis's part of the state before Redis ever answered. */
-function nothingRead(): OutboxState {
-  return {
-    pending: 0,
-    total_delivered: 0,
-    total_failed: 0,
-    replay_gaps: 0,
-    last_error: null,
-    outbox_storage: { store: 'redis', write_blocked: false, write_blocked_reason: null, bytes: 0 },
-    oldest_pending_age_ms: null,
-    dead_letters: 0,
-    gaps: [],
-  };
 }

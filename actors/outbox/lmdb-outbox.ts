@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
-import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
+import { noCounts, outboxState, type OutboxCounts } from './outbox-state.js';
 
 /**
  * The LMDB outbox an earlier version kept in `<state_dir>/outbox` (data.mdb, lock.mdb):
@@ -13,7 +13,7 @@ import { embeddedState, type EmbeddedCounts } from './embedded-state.js';
  *   ['p', pos] → StoredEntry   pending entries
  *   ['r', pos] → RetryMark     failed attempts and due time of a pending entry
  *   ['d', pos] → StoredDead    dead letters
- *   'counters' → EmbeddedCounts, 'gaps' → ReplayGap[]
+ *   'counters' → OutboxCounts, 'gaps' → ReplayGap[]
  */
 export type SinkDb = Database<unknown, Key>;
 
@@ -55,9 +55,8 @@ export function openOutboxEnv(stateDir: string, readOnly: boolean): RootDatabase
 
 export const openSinkDb = (env: RootDatabase<unknown, Key>, sink: string): SinkDb => env.openDB<unknown, Key>({ name: `sink:${sink}` });
 
-export function readCounters(db: SinkDb): EmbeddedCounts {
-  const stored = db.get(COUNTERS_KEY) as Partial<EmbeddedCounts> | undefined;
-  return { pending: 0, dead_letters: 0, bytes: 0, total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null, ...stored };
+export function readCounters(db: SinkDb): OutboxCounts {
+  return { ...noCounts(), ...(db.get(COUNTERS_KEY) as Partial<OutboxCounts> | undefined) };
 }
 
 export const readGaps = (db: SinkDb): ReplayGap[] => (db.get(GAPS_KEY) as ReplayGap[] | undefined) ?? [];
@@ -72,7 +71,7 @@ export async function readLmdbOutboxState(stateDir: string, sink: string): Promi
     const db = openSinkDb(env, sink);
     // A replay keeps the position, so the first pending entry is the oldest.
     const first = recordsOf<StoredEntry>(db, 'p').next().value;
-    return embeddedState(readCounters(db), first ? first[1].enqueued_at_unix_ms : null, readGaps(db), node?.write_blocked_reason ?? null, Date.now());
+    return outboxState('embedded', readCounters(db), first ? first[1].enqueued_at_unix_ms : null, readGaps(db), node?.write_blocked_reason ?? null, Date.now());
   } finally {
     await env.close();
   }

@@ -5,7 +5,7 @@ import type { WeirConfig } from '../config/schema.js';
 import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import { bullmqSinkState } from './bullmq-sink-state.js';
-import { embeddedState } from './embedded-state.js';
+import { outboxState } from './outbox-state.js';
 import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
 
 /**
@@ -42,7 +42,7 @@ export async function readOutboxState(stateDir: string, sink: string): Promise<O
   const dir = sinkDir(stateDir, sink);
   if (!fs.existsSync(dir)) return null;
   const { book } = await replayJournal(dir);
-  return embeddedState(book.counts(), book.oldestPending(), book.gaps, readWriteBlock(stateDir), Date.now());
+  return outboxState('embedded', book.counts(), book.oldestPending(), book.gaps, readWriteBlock(stateDir), Date.now());
 }
 
 /** A sink's Redis outbox state: reads only, so it is safe while the node runs. Rejects when Redis cannot be reached. */

@@ -1,5 +1,5 @@
 import { COUNTERS_KEY, GAPS_KEY, openOutboxEnv, openSinkDb, type RetryMark, type StoredDead, type StoredEntry } from '../../actors/outbox/lmdb-outbox.js';
-import type { EmbeddedCounts } from '../../actors/outbox/embedded-state.js';
+import type { OutboxCounts } from '../../actors/outbox/outbox-state.js';
 import type { ReplayGap } from '../../actors/contracts/outbox.js';
 
 /** One sink's records as an earlier version's LMDB outbox kept them, by position. */
@@ -7,7 +7,7 @@ export interface LmdbSinkRecords {
   pending: Array<[number, StoredEntry]>;
   retries: Array<[number, RetryMark]>;
   dead: Array<[number, StoredDead]>;
-  counters: EmbeddedCounts;
+  counters: OutboxCounts;
   gaps: ReplayGap[];
 }
 
