@@ -100,12 +100,11 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
   };
 }
 
-/** A job's envelopes as pending entries: they share its append time, attempts and replay. */
+/**
+ * A job's envelopes as pending entries: they share its append time, attempts and replay.
+ * Fields named, not spread: a spread of each parsed event was 1.5 µs of the worker's time per event.
+ */
 export function toEntries(job: OutboxJob): OutboxEntry[] {
-  return eventsOf(job.data).map((e) => ({
-    ...e,
-    enqueued_at_unix_ms: job.timestamp,
-    attempts: job.attemptsMade,
-    replayed_at_unix_ms: job.data.replayed_at_unix_ms,
-  }));
+  const { timestamp, attemptsMade, data } = job;
+  return eventsOf(data).map((e) => ({ id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: timestamp, attempts: attemptsMade, replayed_at_unix_ms: data.replayed_at_unix_ms }));
 }
