@@ -62,14 +62,6 @@ export interface SinkRead {
 }
 
 /**
- * A sink's state as Redis holds it, read beside a node that may be running: any member
- * without a job may be of one of its appends under way, and is left alone.
- */
-export async function bullmqSinkState(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
-  return (await readBullmqSink(redis, keys, blocked, 0)).state;
-}
-
-/**
  * Two commands for an idle sink (the hash and the gaps), a script more when something
  * is pending (its oldest job). `appendsFrom`: the lowest sequence an append under way,
  * or begun after this call, may have (RedisLossWatch.mark); members without a job

@@ -4,7 +4,7 @@ import { connectRedis, redisAddressOf, type RedisAddress } from '../redis/redis-
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
-import { bullmqSinkState } from './bullmq-sink-state.js';
+import { readBullmqSink } from './bullmq-sink-state.js';
 import { outboxState } from './outbox-state.js';
 import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
 
@@ -52,7 +52,8 @@ export async function readRedisOutboxState(url: RedisAddress, nodeId: string, si
   try {
     await redis.connect();
     const blocked = ((await redis.hget(nodeOutboxKey(nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;
-    return await bullmqSinkState(redis, sinkKeys(nodeId, sink), blocked);
+    // From 0: a member without a job may be of an append under way of a running node, and is left alone.
+    return (await readBullmqSink(redis, sinkKeys(nodeId, sink), blocked, 0)).state;
   } finally {
     redis.disconnect();
   }
