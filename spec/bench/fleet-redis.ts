@@ -87,8 +87,10 @@ function fleetRedis(address: RedisAddress, description: string, shards: readonly
         shards.map(async (s): Promise<ShardSample> => {
           const calls = commandCalls(await s.master.info('commandstats'));
           const usedMemory = infoField(await s.master.info('memory'), 'used_memory');
+          const cpu = await s.master.info('cpu');
+          const cpuSeconds = infoField(cpu, 'used_cpu_user') + infoField(cpu, 'used_cpu_sys');
           const replicaClients = (await Promise.all(s.replicas.map(clients))).reduce((a, b) => a + b, 0);
-          return { shard: s.name, usedMemory, calls, clients: await clients(s.master), replicaClients };
+          return { shard: s.name, usedMemory, cpuSeconds, calls, clients: await clients(s.master), replicaClients };
         }),
       ),
     keys: () => Promise.all(shards.map((s) => shardKeys(s))),

@@ -26,6 +26,10 @@ export interface FleetMeasurements {
   readonly load: SpreadLoad;
   /** The events of the load, from its start to the last acknowledgement. */
   readonly delivered: Delivered;
+  /** Over the same span, per event delivered: weir's Redis commands, the masters' CPU and the workers' CPU (ms). */
+  readonly commandsPerEvent: number;
+  readonly redisCpuMsPerEvent: number;
+  readonly workerCpuMsPerEvent: number;
   readonly killed: readonly string[];
   readonly fleetBefore: readonly FleetMember[];
   readonly fleetAtKill: readonly FleetMember[];
@@ -73,6 +77,9 @@ export function reportRows(m: FleetMeasurements): ReportRow[] {
     },
     { figure: 'delivery latency p50', value: `${num(m.delivered.p50Ms)} ms`, note: 'occurred_at_unix_ms to arrival at the receiver' },
     { figure: 'delivery latency p99', value: `${num(m.delivered.p99Ms)} ms`, note: 'same events' },
+    { figure: 'Redis commands per event', value: num(m.commandsPerEvent, 1), note: 'INFO commandstats calls on the masters over the same span / events' },
+    { figure: 'Redis CPU per event', value: `${num(m.redisCpuMsPerEvent, 3)} ms`, note: 'used_cpu_user + used_cpu_sys of the masters (AOF fsync included), same span' },
+    { figure: 'weir deliver CPU per event', value: `${num(m.workerCpuMsPerEvent, 3)} ms`, note: `the ${m.workers} workers' process CPU time, same span` },
     { figure: 'backlog drain', value: `${num(m.drain.perSecond)} ev/s`, note: `${num(m.drain.events)} pending events, from the workers' start to the last ack` },
     { figure: 'Redis memory per pending event', value: `${num(m.bytesPerPending)} B`, note: `used_memory delta over ${num(m.pending)} pending flow.completed, no worker running` },
     { figure: '  keys alone', value: `${num(m.keyBytesPerPending)} B`, note: "MEMORY USAGE of the nodes' keys, the same delta" },

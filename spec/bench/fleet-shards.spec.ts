@@ -1,11 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clientConnections, commandCalls, nodeOfKey } from './fleet-redis.js';
-import { callDeltas, formatShards, shardFigures, type ShardFigures, type ShardSample, type ShardWindows } from './fleet-shards.js';
+import { callDeltas, formatShards, perEvent, shardFigures, type ShardFigures, type ShardSample, type ShardWindows } from './fleet-shards.js';
 
-const sample = (shard: string, usedMemory: number, calls: Record<string, number>, clients: number, replicaClients = 0): ShardSample => ({
+const sample = (shard: string, usedMemory: number, calls: Record<string, number>, clients: number, replicaClients = 0, cpuSeconds = 0): ShardSample => ({
   shard,
   usedMemory,
+  cpuSeconds,
   calls,
   clients,
   replicaClients,
@@ -95,6 +96,13 @@ test('formatShards prints one aligned row per shard under a header, then each sh
       '  all: set 3.00/s, evalsha 2.00/s, cluster|slots 1.00/s',
     ].join('\n'),
   );
+});
+
+test('perEvent divides the masters\' commands and CPU over a load by the events it delivered', () => {
+  const before = [sample('a', 0, { evalsha: 100, info: 3 }, 0, 0, 10), sample('b', 0, { set: 5 }, 0, 0, 20)];
+  const after = [sample('a', 0, { evalsha: 400, info: 9, hset: 100 }, 0, 0, 10.5), sample('b', 0, { set: 105 }, 0, 0, 20.25)];
+  assert.equal(perEvent(before, after, 50), { commands: 10, cpuMs: 15 });
+  assert.ok(Number.isNaN(perEvent(before, after, 0).commands));
 });
 
 test('commandCalls reads every command of INFO commandstats, subcommands included', () => {

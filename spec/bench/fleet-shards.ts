@@ -9,6 +9,8 @@ export interface ShardSample {
   /** The master, `host:port`. */
   readonly shard: string;
   readonly usedMemory: number;
+  /** CPU time the master used so far, `used_cpu_user` + `used_cpu_sys` of `INFO cpu`, in seconds. */
+  readonly cpuSeconds: number;
   /** Calls per command, commandstats' names (`set`, `evalsha`, `cluster|slots`). */
   readonly calls: Readonly<Record<string, number>>;
   readonly clients: number;
@@ -86,6 +88,13 @@ function sampleOf(samples: readonly ShardSample[], shard: string): ShardSample {
   const found = samples.find((s) => s.shard === shard);
   if (!found) throw new Error(`no sample of shard ${shard}`);
   return found;
+}
+
+/** What the masters did for a load, per event it delivered: weir's commands, and CPU in ms. */
+export function perEvent(before: readonly ShardSample[], after: readonly ShardSample[], events: number): { commands: number; cpuMs: number } {
+  const commands = sum(after.map((a) => sum(Object.values(callDeltas(sampleOf(before, a.shard), a)))));
+  const cpuMs = sum(after.map((a) => a.cpuSeconds - sampleOf(before, a.shard).cpuSeconds)) * 1000;
+  return { commands: per(commands, events), cpuMs: per(cpuMs, events) };
 }
 
 /** The figures of every shard in `keys` order, then the fleet's total as `all`. */

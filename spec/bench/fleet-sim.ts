@@ -21,7 +21,8 @@ import { formatAccounts } from './fleet-accounting.js';
 import { archivedIds, restartFleetNode, spreadLoad, startFleetNodes, stopFleetNodes, type FleetNode } from './fleet-nodes.js';
 import { fleetJson, fleetTable, startFleetRedis, type FleetRedis, type FleetRedisKind } from './fleet-redis.js';
 import { fleetStates, formatReport, num, reportRows } from './fleet-report.js';
-import { formatShards, shardFigures, type ShardKeys, type ShardSample } from './fleet-shards.js';
+import { formatShards, perEvent, shardFigures, type ShardKeys, type ShardSample } from './fleet-shards.js';
+import { treeCpuTicks } from './proc-stats.js';
 import { quietCount, settleAccounts } from './fleet-settle.js';
 import { weirLoadBinary } from './native-build.js';
 import { startOrigins } from './origins.js';
@@ -140,10 +141,15 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
   const fleetShard = shards.at(-1)!;
 
   say(`load: ${LOAD_MS} ms, ${CONCURRENCY} connections per node`);
+  const workerTicks = (): number => workers.reduce((sum, w) => sum + treeCpuTicks(w.pid), 0);
+  const [beforeLoad, ticksBeforeLoad] = [await redis.sample(), workerTicks()];
   const loadStart = Date.now();
   const load = await spreadLoad(binary, origins, nodes, CONCURRENCY, LOAD_MS);
   await allArrived(archivedAll(nodes), 'the load delivered');
   const ofLoad = delivered(arrivals.values(), loadStart);
+  const loadCost = perEvent(beforeLoad, await redis.sample(), ofLoad.events);
+  // Clock ticks are 1/100 s on Linux.
+  const workerCpuMsPerEvent = ((workerTicks() - ticksBeforeLoad) * 10) / ofLoad.events;
 
   const fleetBefore = await fleetJson(deliverPath);
   const victims = nodes.slice(-KILLED);
@@ -211,6 +217,9 @@ async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise
       drain,
       load,
       delivered: ofLoad,
+      commandsPerEvent: loadCost.commands,
+      redisCpuMsPerEvent: loadCost.cpuMs,
+      workerCpuMsPerEvent,
       killed: victims.map((v) => v.id),
       fleetBefore,
       fleetAtKill,
