@@ -20,8 +20,8 @@ const windows: ShardWindows = {
     [sample('a', 1_300_500, { info: 30, 'client|list': 4, set: 130, evalsha: 70, 'cluster|slots': 10, replconf: 40 }, 13, 5), sample('b', 2_100_000, { zadd: 14, get: 2 }, 9, 5)],
   ],
   idleWithWorkers: [
-    [sample('a', 1_400_000, { set: 200 }, 19, 5), sample('b', 2_200_000, { zadd: 20 }, 13, 5)],
-    [sample('a', 1_400_000, { set: 300, bzpopmin: 20 }, 19, 5), sample('b', 2_200_000, { zadd: 40 }, 13, 5)],
+    [sample('a', 1_400_000, { set: 200 }, 19, 9), sample('b', 2_200_000, { zadd: 20 }, 13, 5)],
+    [sample('a', 1_400_000, { set: 300, bzpopmin: 20 }, 19, 9), sample('b', 2_200_000, { zadd: 40 }, 13, 5)],
   ],
   seconds: [10, 20],
   keys: [
@@ -55,6 +55,7 @@ test('shardFigures gives commands per homed node, memory, key bytes and connecti
     connectionsPerNode: 3,
     replicaConnectionsPerNode: 1,
     connectionsPerWorker: 3,
+    replicaConnectionsPerWorker: 2,
   });
   const fields = (f: ShardFigures): unknown[] => [
     f.shard,
@@ -67,9 +68,10 @@ test('shardFigures gives commands per homed node, memory, key bytes and connecti
     f.connectionsPerNode,
     f.replicaConnectionsPerNode,
     f.connectionsPerWorker,
+    f.replicaConnectionsPerWorker,
   ];
-  assert.equal(fields(b!), ['b', 1, 0.6, 0.6, 1, 100_000, 1200, 2, 1, 2]);
-  assert.equal(fields(all!), ['all', 4, 6.6, 1.65, 7, 100_000, 1050, 5, 2, 5]);
+  assert.equal(fields(b!), ['b', 1, 0.6, 0.6, 1, 100_000, 1200, 2, 1, 2, 0]);
+  assert.equal(fields(all!), ['all', 4, 6.6, 1.65, 7, 100_000, 1050, 5, 2, 5, 2]);
   assert.equal(all!.topCommands, a!.topCommands);
 });
 
@@ -86,10 +88,10 @@ test('formatShards prints one aligned row per shard under a header, then each sh
   assert.is(
     text,
     [
-      'SHARD  NODES  CMD/S  CMD/S/NODE  CMD/S +WORKERS  USED_MEMORY/NODE  KEYS/NODE  CONNS/NODE  REPLICA CONNS/NODE  CONNS/WORKER',
-      'a          3   6.00        2.00            6.00          97.7 KiB    1,000 B         3.0                 1.0           3.0',
-      'b          1   0.60        0.60            1.00          97.7 KiB    1,200 B         2.0                 1.0           2.0',
-      'all        4   6.60        1.65            7.00          97.7 KiB    1,050 B         5.0                 2.0           5.0',
+      'SHARD  NODES  CMD/S  CMD/S/NODE  CMD/S +WORKERS  USED_MEMORY/NODE  KEYS/NODE  CONNS/NODE  REPLICA CONNS/NODE  CONNS/WORKER  REPLICA CONNS/WORKER',
+      'a          3   6.00        2.00            6.00          97.7 KiB    1,000 B         3.0                 1.0           3.0                   2.0',
+      'b          1   0.60        0.60            1.00          97.7 KiB    1,200 B         2.0                 1.0           2.0                   0.0',
+      'all        4   6.60        1.65            7.00          97.7 KiB    1,050 B         5.0                 2.0           5.0                   2.0',
       'busiest commands idle, no worker running:',
       '  a: set 3.00/s, evalsha 2.00/s, cluster|slots 1.00/s',
       '  b: zadd 0.40/s, get 0.20/s',

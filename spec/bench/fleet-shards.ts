@@ -61,8 +61,9 @@ export interface ShardFigures {
   /** Client connections each node of the fleet holds to the shard: master, and its replicas. */
   readonly connectionsPerNode: number;
   readonly replicaConnectionsPerNode: number;
-  /** Client connections each `weir deliver` worker holds to the shard's master. */
+  /** Client connections each `weir deliver` worker holds to the shard: master, and its replicas. */
   readonly connectionsPerWorker: number;
+  readonly replicaConnectionsPerWorker: number;
 }
 
 /** Commands that are the probe's own (its reads of the window) or replication's, not weir's. */
@@ -113,6 +114,7 @@ export function shardFigures(w: ShardWindows): ShardFigures[] {
       clients: at(w.idle[0]).clients - at(w.empty).clients,
       replicaClients: at(w.idle[0]).replicaClients - at(w.empty).replicaClients,
       workerClients: at(w.idleWithWorkers[0]).clients - at(w.idle[0]).clients,
+      workerReplicaClients: at(w.idleWithWorkers[0]).replicaClients - at(w.idle[0]).replicaClients,
     };
   });
   type Row = (typeof rows)[number];
@@ -131,8 +133,9 @@ export function shardFigures(w: ShardWindows): ShardFigures[] {
     connectionsPerNode: per(r.clients, w.nodes),
     replicaConnectionsPerNode: per(r.replicaClients, w.nodes),
     connectionsPerWorker: per(r.workerClients, w.workers),
+    replicaConnectionsPerWorker: per(r.workerReplicaClients, w.workers),
   });
-  const total = (field: 'commands' | 'commandsWithWorkers' | 'memory' | 'clients' | 'replicaClients' | 'workerClients'): number => sum(rows.map((r) => r[field]));
+  const total = (field: 'commands' | 'commandsWithWorkers' | 'memory' | 'clients' | 'replicaClients' | 'workerClients' | 'workerReplicaClients'): number => sum(rows.map((r) => r[field]));
   const allDeltas: Record<string, number> = {};
   for (const r of rows) for (const [name, calls] of Object.entries(r.deltas)) allDeltas[name] = (allDeltas[name] ?? 0) + calls;
   return [
@@ -145,6 +148,7 @@ export function shardFigures(w: ShardWindows): ShardFigures[] {
       clients: total('clients'),
       replicaClients: total('replicaClients'),
       workerClients: total('workerClients'),
+      workerReplicaClients: total('workerReplicaClients'),
       keyBytes: sum(w.keys.map((k) => k.nodeKeyBytes)),
     }),
   ];
@@ -152,7 +156,7 @@ export function shardFigures(w: ShardWindows): ShardFigures[] {
 
 /** The figures as a plain-text table, one row per shard and the total, then the busiest commands of each. */
 export function formatShards(rows: readonly ShardFigures[]): string {
-  const header = ['SHARD', 'NODES', 'CMD/S', 'CMD/S/NODE', 'CMD/S +WORKERS', 'USED_MEMORY/NODE', 'KEYS/NODE', 'CONNS/NODE', 'REPLICA CONNS/NODE', 'CONNS/WORKER'];
+  const header = ['SHARD', 'NODES', 'CMD/S', 'CMD/S/NODE', 'CMD/S +WORKERS', 'USED_MEMORY/NODE', 'KEYS/NODE', 'CONNS/NODE', 'REPLICA CONNS/NODE', 'CONNS/WORKER', 'REPLICA CONNS/WORKER'];
   const cells = [
     header,
     ...rows.map((r) => [
@@ -166,6 +170,7 @@ export function formatShards(rows: readonly ShardFigures[]): string {
       num(r.connectionsPerNode, 1),
       num(r.replicaConnectionsPerNode, 1),
       num(r.connectionsPerWorker, 1),
+      num(r.replicaConnectionsPerWorker, 1),
     ]),
   ];
   const table = columns(cells);
