@@ -6,7 +6,7 @@ import { startRedisServer } from '../support/redis-server.js';
 import { runWeir } from '../support/weir-bin.js';
 import type { ShardKeys, ShardSample } from './fleet-shards.js';
 
-/** `FLEET_REDIS`: one redis-server, or a Redis Cluster of 3 masters and 3 replicas. */
+/** `FLEET_REDIS`: one redis-server, or a Redis Cluster of masters and a replica of each. */
 export type FleetRedisKind = 'standalone' | 'cluster';
 
 /** One field of an INFO section, as a number. */
@@ -55,14 +55,17 @@ const connect = (url: string): Redis => {
   return redis;
 };
 
-/** Starts the Redis of `kind` (AOF, `appendfsync always`) and the probe's connections to each of its servers. */
-export async function startFleetRedis(kind: FleetRedisKind): Promise<FleetRedis> {
+/**
+ * Starts the Redis of `kind` (AOF, `appendfsync always`), a cluster with `masters`
+ * masters, and the probe's connections to each of its servers.
+ */
+export async function startFleetRedis(kind: FleetRedisKind, masters: number): Promise<FleetRedis> {
   if (kind === 'standalone') {
     const server = await startRedisServer();
     const shard = { name: `127.0.0.1:${server.port}`, master: connect(server.url), replicas: [] };
     return fleetRedis(server.url, 'one Redis', [shard], () => server.close());
   }
-  const cluster = await startRedisCluster();
+  const cluster = await startRedisCluster(masters);
   const servers = cluster.servers.map((s) => ({ port: s.port, redis: connect(s.url) }));
   // Who is whose replica, as `redis-cli --cluster create` paired them.
   const roles = await Promise.all(servers.map(async (s) => ({ ...s, info: await s.redis.info('replication') })));

@@ -1,5 +1,5 @@
-// `make fleet-sim`: one Redis (or with FLEET_REDIS=cluster a Redis Cluster of 3 masters
-// and 3 replicas), FLEET_NODES weir nodes with an external Webhook sink, two `weir
+// `make fleet-sim`: one Redis (or with FLEET_REDIS=cluster a Redis Cluster of
+// FLEET_SHARDS masters and a replica of each), FLEET_NODES weir nodes with an external Webhook sink, two `weir
 // deliver` workers and one acknowledging receiver, all on loopback; the native load
 // client spreads short connections over the nodes. Prints one table of the fleet's
 // figures and one of its Redis per shard (docs/fleet.md cites them), then `weir fleet`
@@ -39,6 +39,8 @@ const REDIS_KIND = ((): FleetRedisKind => {
   console.error(`fleet-sim: FLEET_REDIS takes ${REDIS_KINDS.join(' or ')}, not ${JSON.stringify(raw)}`);
   process.exit(2);
 })();
+/** Masters of the cluster, each with a replica (FLEET_REDIS=cluster). */
+const SHARDS = envKnob('fleet-sim', 'FLEET_SHARDS', 3, 3);
 const NODES = envKnob('fleet-sim', 'FLEET_NODES', 20, KILLED + 1);
 /** Load clients' connections in flight per node. */
 const CONCURRENCY = envKnob('fleet-sim', 'FLEET_CONCURRENCY', 2, 1);
@@ -80,7 +82,7 @@ async function presencesShow(fleetConfig: string, total: number): Promise<boolea
 
 async function simulate(dir: string, cleanups: (() => Promise<void>)[]): Promise<{ text: string; accounted: boolean }> {
   const binary = weirLoadBinary(REPO);
-  const redis = await startFleetRedis(REDIS_KIND);
+  const redis = await startFleetRedis(REDIS_KIND, SHARDS);
   cleanups.push(() => redis.close());
   const origins = await startOrigins(binary);
   cleanups.push(() => origins.close());
