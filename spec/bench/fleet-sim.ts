@@ -1,11 +1,11 @@
 // `make fleet-sim`: one Redis (or with FLEET_REDIS=cluster a Redis Cluster of
-// FLEET_SHARDS masters and a replica of each), FLEET_NODES weir nodes with an external Webhook sink, two `weir
-// deliver` workers and one acknowledging receiver, all on loopback; the native load
-// client spreads short connections over the nodes. Prints one table of the fleet's
-// figures and one of its Redis per shard (docs/fleet.md cites them), then `weir fleet`
-// after two nodes were killed, and,
-// after their restart, where every archived flow.completed of every node ended up: it
-// exits 1 if one is neither acknowledged nor inside a replay gap a node reported.
+// FLEET_SHARDS masters and a replica of each), FLEET_NODES weir nodes with an external
+// Webhook sink, two `weir deliver` workers and one acknowledging receiver, all on
+// loopback; the native load client spreads short connections over the nodes. Prints one
+// table of the fleet's figures and one of its Redis per shard (docs/fleet.md cites
+// them), then `weir fleet` after two nodes were killed, and, after their restart, where
+// every archived flow.completed of every node ended up: it exits 1 if one is neither
+// acknowledged nor inside a replay gap a node reported.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
