@@ -103,20 +103,57 @@ test('flows close by id ends a flow in whichever worker owns it, cancelled and m
   await activeIn(0);
 });
 
+/**
+ * Four short connections after a routing change: each of them ends `outcome`, and both
+ * workers ran some of them (their started_flows grew).
+ */
+async function fourFlowsEnd(outcome: string, what: string): Promise<void> {
+  const { events, port, origin } = await setup();
+  const before = await workers();
+  const known = ofType(readJsonl(events), 'flow.completed').length;
+  for (let i = 0; i < 4; i++) await curl(['--socks5-hostname', `127.0.0.1:${port}`, origin.url(`/bytes/10?${what}=${i}`)]);
+  const done = await waitForEvents(events, (es) => ofType(es, 'flow.completed').length >= known + 4, WAIT_MS, 'four flows completed');
+  assert.equal(ofType(done, 'flow.completed').slice(known).map((e) => e.payload['outcome']), [outcome, outcome, outcome, outcome], what);
+  const after = await workers();
+  assert.equal(after.map((w, i) => w.started_flows > before[i]!.started_flows), [true, true], `both workers routed flows: ${JSON.stringify([before, after])}`);
+}
+
 test('a selector pick applies in every worker', async () => {
-  const { weir, events, port, origin } = await setup();
+  const { weir } = await setup();
   assert.is((await weir('select', 'proxy', 'block')).code, 0);
   try {
-    const before = await workers();
-    const known = ofType(readJsonl(events), 'flow.completed').length;
-    for (let i = 0; i < 4; i++) await curl(['--socks5-hostname', `127.0.0.1:${port}`, origin.url(`/bytes/10?pick=${i}`)]);
-    const done = await waitForEvents(events, (es) => ofType(es, 'flow.completed').length >= known + 4, WAIT_MS, 'four flows completed');
-    assert.equal(ofType(done, 'flow.completed').slice(known).map((e) => e.payload['outcome']), ['blocked', 'blocked', 'blocked', 'blocked']);
-    const after = await workers();
-    assert.equal(after.map((w, i) => w.started_flows > before[i]!.started_flows), [true, true], `both workers routed flows: ${JSON.stringify([before, after])}`);
+    await fourFlowsEnd('blocked', 'select');
   } finally {
     assert.is((await weir('select', 'proxy', 'direct')).code, 0);
   }
+  await fourFlowsEnd('direct_relayed', 'selected-back');
+});
+
+test('a mode change applies in every worker', async () => {
+  const { weir } = await setup();
+  assert.is((await weir('mode', 'global', 'block')).code, 0);
+  try {
+    await fourFlowsEnd('blocked', 'global');
+  } finally {
+    assert.is((await weir('mode', 'rule')).code, 0);
+  }
+  await fourFlowsEnd('direct_relayed', 'rule');
+});
+
+test('a reload\'s new rules apply in every worker', async () => {
+  const { weir, node } = await setup();
+  const original = fs.readFileSync(node.configPath, 'utf8');
+  const config = JSON.parse(original) as { route: { rules: unknown[] } };
+  config.route.rules = [{ ip_cidr: ['127.0.0.0/8'], outbound: 'block' }];
+  fs.writeFileSync(node.configPath, JSON.stringify(config));
+  try {
+    assert.is((await weir('reload')).code, 0);
+    await fourFlowsEnd('blocked', 'reloaded');
+  } finally {
+    fs.writeFileSync(node.configPath, original);
+    assert.is((await weir('reload')).code, 0);
+  }
+  await fourFlowsEnd('direct_relayed', 'restored');
 });
 
 test('the events of both workers come out as one sequence without gaps, each flow id once per lifecycle event', async () => {
@@ -161,6 +198,19 @@ test('kill -9 of a worker: its open flows complete failed with WORKER_EXITED, a 
   const sequences = readJsonl(events).map((e) => e.sequence);
   assert.equal(sequences, sequences.map((_, i) => sequences[0]! + i), 'consecutive sequences across the kill');
   await endTunnels(tunnels);
+});
+
+test('a stop ends the workers\' flows as a single process does, then engine.stopped, and leaves no worker', async () => {
+  const { node, events } = await setup();
+  await holdTunnels(2);
+  const ws = await activeIn(2);
+  const known = ofType(readJsonl(events), 'flow.completed').length;
+  assert.is(await node.stop('SIGTERM'), 0);
+  const all = readJsonl(events);
+  const ended = ofType(all, 'flow.completed').slice(known);
+  assert.equal(ended.map((e) => [e.payload['outcome'], failureOf(e)]), [['direct_relayed', null], ['direct_relayed', null]]);
+  assert.is(all.at(-1)?.event_type, 'engine.stopped');
+  for (const w of ws) assert.not.ok(fs.existsSync(`/proc/${w.pid}`), `worker ${w.pid} is gone`);
 });
 
 test.run();
