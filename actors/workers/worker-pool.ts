@@ -40,6 +40,8 @@ interface Running {
   /** Has asked for the routing state: messages to it are read from then on. */
   ready: boolean;
   listening: { resolve: () => void; reject: (err: Error) => void } | null;
+  /** Settles once the hub has taken the worker's exit (exited). */
+  gone: Promise<void>;
 }
 
 /**
@@ -68,6 +70,10 @@ export class WorkerPool implements DataPlane {
     );
     this.inbounds = opts.config().inbounds.map((i) => new WorkerInbound(i.tag, i.type));
     this.udp = new UdpTotals(opts.udpStats);
+    // The kernel hands connections to the workers (they accept on the one shared socket)
+    // unless NODE_CLUSTER_SCHED_POLICY says otherwise: round robin has the hub accept each
+    // connection and pass it on, which cost more CPU than the workers could use (docs/workers.md).
+    if (process.env['NODE_CLUSTER_SCHED_POLICY'] === undefined) cluster.schedulingPolicy = cluster.SCHED_NONE;
     cluster.setupPrimary({ exec: WORKER_MAIN, args: [], serialization: 'json' });
   }
 
@@ -89,7 +95,7 @@ export class WorkerPool implements DataPlane {
     this.stopping = true;
     for (const timer of this.restarts) clearTimeout(timer);
     this.selections?.unsubscribe();
-    const exits = [...this.running.values()].map(({ worker }) => new Promise<void>((resolve) => worker.once('exit', () => resolve())));
+    const exits = [...this.running.values()].map((r) => r.gone);
     this.broadcast({ t: 'exit' });
     const timer = setTimeout(() => {
       for (const { worker } of this.running.values()) worker.process.kill('SIGKILL');
@@ -116,12 +122,18 @@ export class WorkerPool implements DataPlane {
     // `<epoch>-<worker id>`: flow ids stay unique across the node's runs, its workers and their restarts.
     const init: WorkerInit = { id, idPrefix: `${idPrefix}-${id}`, tickMs, ...source, ports: this.ports };
     const worker = cluster.fork({ WEIR_WORKER: JSON.stringify(init) });
-    const entry: Running = { id, worker, startedAt: this.opts.now(), ready: false, listening: null };
+    let gone = (): void => {};
+    const entry: Running = { id, worker, startedAt: this.opts.now(), ready: false, listening: null, gone: new Promise((resolve) => (gone = resolve)) };
     this.running.set(id, entry);
     worker.on('message', (message: WorkerMessage) => this.received(entry, message));
     worker.on('error', (err) => this.opts.log.debug({ err, worker: id }, 'worker channel error'));
     // After the messages already read: the last batch it sent is taken before its flows are ended.
-    worker.on('exit', (code, signal) => setImmediate(() => this.exited(entry, code, signal)));
+    worker.on('exit', (code, signal) =>
+      setImmediate(() => {
+        this.exited(entry, code, signal);
+        gone();
+      }),
+    );
     const listening = new Promise<void>((resolve, reject) => (entry.listening = { resolve, reject }));
     const late = setTimeout(() => entry.listening?.reject(new Error(`worker ${id} did not listen within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
     return listening.finally(() => clearTimeout(late));

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import type net from 'node:net';
+import net from 'node:net';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorkerView } from '../../actors/engine/data-plane.js';
@@ -51,6 +52,19 @@ async function holdTunnels(n: number): Promise<net.Socket[]> {
   return sockets;
 }
 
+/** The kernel picks the worker that accepts: at most this many tunnels are opened until both have some. */
+const MOST_TUNNELS = 40;
+
+/** Opens tunnels until both workers run some (at most MOST_TUNNELS); returns them and the workers then. */
+async function tunnelsInBoth(): Promise<{ tunnels: net.Socket[]; ws: WorkerView[] }> {
+  const tunnels: net.Socket[] = [];
+  for (;;) {
+    tunnels.push(...(await holdTunnels(1)));
+    const ws = await activeIn(tunnels.length);
+    if (ws.every((w) => w.active_flows > 0) || tunnels.length >= MOST_TUNNELS) return { tunnels, ws };
+  }
+}
+
 /** Waits until the workers hold `n` active flows in all, and returns them. */
 function activeIn(n: number): Promise<WorkerView[]> {
   return waitFor(async () => {
@@ -77,8 +91,7 @@ const failureOf = (e: JsonEnvelope): { code: string } | null => (e.payload['reco
 
 test('connections through the SOCKS5 inbound land on both workers, child processes of the node that status lists', async () => {
   const { node, weir } = await setup();
-  const tunnels = await holdTunnels(4);
-  const ws = await activeIn(4);
+  const { tunnels, ws } = await tunnelsInBoth();
   assert.is(ws.length, 2);
   assert.ok(ws.every((w) => w.active_flows > 0), `every worker runs flows: ${JSON.stringify(ws)}`);
   assert.equal(ws.map((w) => parentOf(w.pid)), [node.pid, node.pid]);
@@ -104,40 +117,44 @@ test('flows close by id ends a flow in whichever worker owns it, cancelled and m
 });
 
 /**
- * Four short connections after a routing change: each of them ends `outcome`, and both
- * workers ran some of them (their started_flows grew).
+ * Short connections after a routing change until both workers ran some (their
+ * started_flows grew; at most MOST_TUNNELS): each of them ends `outcome`.
  */
-async function fourFlowsEnd(outcome: string, what: string): Promise<void> {
+async function flowsEnd(outcome: string, what: string): Promise<void> {
   const { events, port, origin } = await setup();
   const before = await workers();
   const known = ofType(readJsonl(events), 'flow.completed').length;
-  for (let i = 0; i < 4; i++) await curl(['--socks5-hostname', `127.0.0.1:${port}`, origin.url(`/bytes/10?${what}=${i}`)]);
-  const done = await waitForEvents(events, (es) => ofType(es, 'flow.completed').length >= known + 4, WAIT_MS, 'four flows completed');
-  assert.equal(ofType(done, 'flow.completed').slice(known).map((e) => e.payload['outcome']), [outcome, outcome, outcome, outcome], what);
-  const after = await workers();
+  let after = before;
+  let made = 0;
+  while (made < MOST_TUNNELS && !after.every((w, i) => w.started_flows > before[i]!.started_flows)) {
+    await curl(['--socks5-hostname', `127.0.0.1:${port}`, origin.url(`/bytes/10?${what}=${made++}`)]);
+    after = await workers();
+  }
   assert.equal(after.map((w, i) => w.started_flows > before[i]!.started_flows), [true, true], `both workers routed flows: ${JSON.stringify([before, after])}`);
+  const done = await waitForEvents(events, (es) => ofType(es, 'flow.completed').length >= known + made, WAIT_MS, `${made} flows completed`);
+  assert.equal(ofType(done, 'flow.completed').slice(known).map((e) => e.payload['outcome']), Array.from({ length: made }, () => outcome), what);
 }
 
 test('a selector pick applies in every worker', async () => {
   const { weir } = await setup();
   assert.is((await weir('select', 'proxy', 'block')).code, 0);
   try {
-    await fourFlowsEnd('blocked', 'select');
+    await flowsEnd('blocked', 'select');
   } finally {
     assert.is((await weir('select', 'proxy', 'direct')).code, 0);
   }
-  await fourFlowsEnd('direct_relayed', 'selected-back');
+  await flowsEnd('direct_relayed', 'selected-back');
 });
 
 test('a mode change applies in every worker', async () => {
   const { weir } = await setup();
   assert.is((await weir('mode', 'global', 'block')).code, 0);
   try {
-    await fourFlowsEnd('blocked', 'global');
+    await flowsEnd('blocked', 'global');
   } finally {
     assert.is((await weir('mode', 'rule')).code, 0);
   }
-  await fourFlowsEnd('direct_relayed', 'rule');
+  await flowsEnd('direct_relayed', 'rule');
 });
 
 test('a reload\'s new rules apply in every worker', async () => {
@@ -148,12 +165,12 @@ test('a reload\'s new rules apply in every worker', async () => {
   fs.writeFileSync(node.configPath, JSON.stringify(config));
   try {
     assert.is((await weir('reload')).code, 0);
-    await fourFlowsEnd('blocked', 'reloaded');
+    await flowsEnd('blocked', 'reloaded');
   } finally {
     fs.writeFileSync(node.configPath, original);
     assert.is((await weir('reload')).code, 0);
   }
-  await fourFlowsEnd('direct_relayed', 'restored');
+  await flowsEnd('direct_relayed', 'restored');
 });
 
 test('the events of both workers come out as one sequence without gaps, each flow id once per lifecycle event', async () => {
@@ -168,8 +185,7 @@ test('the events of both workers come out as one sequence without gaps, each flo
 
 test('kill -9 of a worker: its open flows complete failed with WORKER_EXITED, a new worker starts, the proxy serves on', async () => {
   const { node, events, port, origin } = await setup();
-  const tunnels = await holdTunnels(4);
-  const ws = await activeIn(4);
+  const { tunnels, ws } = await tunnelsInBoth();
   const victim = ws.find((w) => w.active_flows > 0)!;
   const survivor = ws.find((w) => w.id !== victim.id)!;
   const known = ofType(readJsonl(events), 'flow.completed').length;
@@ -198,6 +214,22 @@ test('kill -9 of a worker: its open flows complete failed with WORKER_EXITED, a 
   const sequences = readJsonl(events).map((e) => e.sequence);
   assert.equal(sequences, sequences.map((_, i) => sequences[0]! + i), 'consecutive sequences across the kill');
   await endTunnels(tunnels);
+});
+
+test('an inbound port in use: the workers cannot listen, and the node exits saying why', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  const stateDir = tempDir();
+  const base = e2eConfig({ stateDir, inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }] });
+  fs.writeFileSync(path.join(stateDir, 'weir.json'), JSON.stringify({ ...base, node: { ...(base['node'] as object), workers: 2 } }));
+  try {
+    const run = await runWeir(['run', '-c', path.join(stateDir, 'weir.json')]);
+    assert.is(run.code, 1, run.stderr);
+    assert.match(run.stderr, `weir: cannot start: inbound "socks-in" cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+  } finally {
+    taken.close();
+  }
 });
 
 test('a stop ends the workers\' flows as a single process does, then engine.stopped, and leaves no worker', async () => {
