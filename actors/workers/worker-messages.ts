@@ -19,8 +19,6 @@ export interface WorkerInit {
   defaultStateDir: string;
   document?: Record<string, unknown>;
   logFormat: string;
-  /** The inbounds' ports once the first worker listened (a port 0 is resolved only once). */
-  ports: Record<string, number>;
 }
 
 /** The routing state a worker takes from the hub: the mode and every group's choice. */

@@ -55,8 +55,6 @@ export class WorkerPool implements DataPlane {
   readonly inbounds: WorkerInbound[];
   private readonly running = new Map<number, Running>();
   private readonly udp: UdpTotals;
-  /** Each inbound's port once a worker listened: a restarted worker takes the same one. */
-  private readonly ports: Record<string, number> = {};
   private spawned = 0;
   private stopping = false;
   private restartDelayMs = RESTART_MIN_MS;
@@ -120,7 +118,7 @@ export class WorkerPool implements DataPlane {
     const id = ++this.spawned;
     const { source, tickMs, idPrefix } = this.opts;
     // `<epoch>-<worker id>`: flow ids stay unique across the node's runs, its workers and their restarts.
-    const init: WorkerInit = { id, idPrefix: `${idPrefix}-${id}`, tickMs, ...source, ports: this.ports };
+    const init: WorkerInit = { id, idPrefix: `${idPrefix}-${id}`, tickMs, ...source };
     const worker = cluster.fork({ WEIR_WORKER: JSON.stringify(init) });
     let gone = (): void => {};
     const entry: Running = { id, worker, startedAt: this.opts.now(), ready: false, listening: null, gone: new Promise((resolve) => (gone = resolve)) };
@@ -147,10 +145,7 @@ export class WorkerPool implements DataPlane {
         this.sendTo(entry.id, { t: 'routing', routing: routingStateOf(this.opts.routing.router, this.opts.routing.outbounds, false) });
         return;
       case 'listening':
-        for (const { tag, host, port } of message.inbounds) {
-          this.ports[tag] ??= port;
-          this.inbounds.find((i) => i.tag === tag)?.listening({ host, port });
-        }
+        for (const { tag, host, port } of message.inbounds) this.inbounds.find((i) => i.tag === tag)?.listening({ host, port });
         entry.listening?.resolve();
         entry.listening = null;
         return;

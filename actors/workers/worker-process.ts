@@ -35,8 +35,7 @@ export class WorkerProcess {
     private readonly log: Logger,
     private readonly send: SendToHub,
   ) {
-    // A port 0 resolved by the first worker: every worker listens on the same one.
-    this.current = { ...config, inbounds: config.inbounds.map((i) => ({ ...i, port: init.ports[i.tag] ?? i.port })) };
+    this.current = config;
     this.routing = routingParts(this.current);
     this.out = new ChangeBatcher(send);
     this.plane = new LocalPlane({

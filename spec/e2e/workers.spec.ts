@@ -207,10 +207,14 @@ test('kill -9 of a worker: its open flows complete failed with WORKER_EXITED, a 
   }, WAIT_MS, 'a new worker in place of the killed one');
   assert.equal(restarted.map((w) => parentOf(w.pid)), [node.pid, node.pid]);
   assert.is(restarted.find((w) => w.id === survivor.id)?.active_flows, survivor.active_flows, 'the other worker\'s flows go on');
-  for (let i = 0; i < 4; i++) {
+  // Until the new worker has run flows too: it listens on the inbound the killed one did.
+  const fresh = restarted.find((w) => w.id !== survivor.id)!;
+  for (let i = 0; i < MOST_TUNNELS; i++) {
     const r = await curl(['--socks5-hostname', `127.0.0.1:${port}`, origin.url(`/bytes/10?after=${i}`)]);
     assert.is(r.code, 0, r.stderr);
+    if ((await workers()).find((w) => w.id === fresh.id)!.started_flows > 0) break;
   }
+  assert.ok((await workers()).find((w) => w.id === fresh.id)!.started_flows > 0, 'the new worker serves');
   const sequences = readJsonl(events).map((e) => e.sequence);
   assert.equal(sequences, sequences.map((_, i) => sequences[0]! + i), 'consecutive sequences across the kill');
   await endTunnels(tunnels);
