@@ -135,42 +135,42 @@ async function flowsEnd(outcome: string, what: string): Promise<void> {
   assert.equal(ofType(done, 'flow.completed').slice(known).map((e) => e.payload['outcome']), Array.from({ length: made }, () => outcome), what);
 }
 
-test('a selector pick applies in every worker', async () => {
-  const { weir } = await setup();
-  assert.is((await weir('select', 'proxy', 'block')).code, 0);
+/** After `change`, flows in both workers end blocked; after `undo`, relayed again. */
+async function blocksInBoth(change: () => Promise<void>, undo: () => Promise<void>, what: string): Promise<void> {
+  await change();
   try {
-    await flowsEnd('blocked', 'select');
+    await flowsEnd('blocked', what);
   } finally {
-    assert.is((await weir('select', 'proxy', 'direct')).code, 0);
+    await undo();
   }
-  await flowsEnd('direct_relayed', 'selected-back');
+  await flowsEnd('direct_relayed', `${what}-undone`);
+}
+
+/** Runs `weir <args>` against the node and asserts it exits 0. */
+async function weirOk(...args: string[]): Promise<void> {
+  const { weir } = await setup();
+  const result = await weir(...args);
+  assert.is(result.code, 0, result.stderr);
+}
+
+test('a selector pick applies in every worker', async () => {
+  await blocksInBoth(() => weirOk('select', 'proxy', 'block'), () => weirOk('select', 'proxy', 'direct'), 'select');
 });
 
 test('a mode change applies in every worker', async () => {
-  const { weir } = await setup();
-  assert.is((await weir('mode', 'global', 'block')).code, 0);
-  try {
-    await flowsEnd('blocked', 'global');
-  } finally {
-    assert.is((await weir('mode', 'rule')).code, 0);
-  }
-  await flowsEnd('direct_relayed', 'rule');
+  await blocksInBoth(() => weirOk('mode', 'global', 'block'), () => weirOk('mode', 'rule'), 'global');
 });
 
 test('a reload\'s new rules apply in every worker', async () => {
-  const { weir, node } = await setup();
+  const { node } = await setup();
   const original = fs.readFileSync(node.configPath, 'utf8');
   const config = JSON.parse(original) as { route: { rules: unknown[] } };
   config.route.rules = [{ ip_cidr: ['127.0.0.0/8'], outbound: 'block' }];
-  fs.writeFileSync(node.configPath, JSON.stringify(config));
-  try {
-    assert.is((await weir('reload')).code, 0);
-    await flowsEnd('blocked', 'reloaded');
-  } finally {
-    fs.writeFileSync(node.configPath, original);
-    assert.is((await weir('reload')).code, 0);
-  }
-  await flowsEnd('direct_relayed', 'restored');
+  const reloadWith = (text: string) => async (): Promise<void> => {
+    fs.writeFileSync(node.configPath, text);
+    await weirOk('reload');
+  };
+  await blocksInBoth(reloadWith(JSON.stringify(config)), reloadWith(original), 'reload');
 });
 
 test('the events of both workers come out as one sequence without gaps, each flow id once per lifecycle event', async () => {
