@@ -31,6 +31,17 @@ const replayRingSchema = z
   .prefault({})
   .describe('The replay ring: whichever bound is reached first drops the oldest events; a resume from before them is told the gap.');
 
+/**
+ * Processes that run the data path (docs/workers.md). 1 runs it in the node's own
+ * process; more start that many worker processes beside it. The bound keeps a stray
+ * digit from forking hundreds of processes.
+ */
+const workersSchema = z
+  .union([z.number().int().min(1).max(256), z.literal('auto')])
+  .default(1)
+  .transform((n) => (n === 'auto' ? os.availableParallelism() : n))
+  .describe('Processes that run the inbounds and flows: 1 (the node process itself), a count up to 256, or "auto" for one per core (os.availableParallelism()). Default: 1.');
+
 export const nodeSchema = z
   .strictObject({
     // It names the node's Redis keys (weir:<id>:...) and is sent as source_id.
@@ -44,6 +55,7 @@ export const nodeSchema = z
       .default('./state')
       .describe('State directory (outbox, API key, IPC socket), relative to the config file.'),
     replay_ring: replayRingSchema,
+    workers: workersSchema,
   })
   .prefault({});
 
