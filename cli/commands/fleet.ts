@@ -2,6 +2,7 @@ import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../..
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
+import { refusalOf } from '../../actors/redis/redis-refusal.js';
 import { age, keyValues, printJson, table } from '../format.js';
 import { fileConfigSource } from './run.js';
 
@@ -26,7 +27,7 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
     const { readFleet } = await import('../../actors/fleet/read-fleet.js');
     members = await readFleet(redis);
   } catch (err) {
-    throw await explainRedisError(err, firstUrl(address));
+    throw await explainRedisError(refusalOf(redis, err), firstUrl(address));
   } finally {
     redis.disconnect();
   }
