@@ -21,10 +21,12 @@ const VERIFY_CODES = /^(UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|CERT_|ERR_TLS_CERT_)
 /**
  * Why `err` is a refusal, in words with no secret in them; null for any other error.
  * OpenSSL's messages (`…:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert
- * unknown ca:…`) are cut to their reason.
+ * unknown ca:…`) are cut to their reason. A cluster client's "Failed to refresh slots
+ * cache" holds what its last seed said as `lastNodeError`.
  */
 export function refusalReason(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
+  if ('lastNodeError' in err) return refusalReason(err.lastNodeError);
   if (/^(WRONGPASS|NOAUTH)\b/.test(err.message)) return `the sign-in failed: ${err.message}`;
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (code.startsWith('ERR_SSL_')) {

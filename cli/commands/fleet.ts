@@ -53,7 +53,9 @@ function redisOf(flags: FleetFlags): RedisAddress {
   const result = fileConfigSource(flags.config, { lenientSecrets: true }).load();
   if (!result.ok) throw new UsageError(`${flags.config}: ${result.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
   if (!result.config.redis) throw new UsageError(`${flags.config} has no redis`);
-  return redisAddressOf(result.config.redis);
+  const address = redisAddressOf(result.config.redis);
+  if (firstUrl(address) === '') throw new UsageError(`${flags.config}: redis cannot be resolved here (its env var or file)`);
+  return address;
 }
 
 const pendingOf = (m: FleetMember): number => m.presence?.sinks.reduce((n, s) => n + s.pending, 0) ?? 0;

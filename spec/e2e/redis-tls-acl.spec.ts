@@ -67,7 +67,9 @@ test('a node, weir deliver, weir fleet and weir connector state work over TLS as
     assert.match(await asWeirUser(redis, 'FLUSHALL'), /^NOPERM .*'flushall'/);
     assert.match(await asWeirUser(redis, 'CONFIG', 'GET', 'dir'), /^NOPERM /);
 
-    for (const text of [hn.node.stdout(), hn.node.stderr(), worker.stdout(), worker.stderr(), offline.stdout, ...hn.bodies]) assert.not.ok(text.includes(PASSWORD), 'the password shows nowhere');
+    const status = await runWeir(['status', '--json', '-c', hn.configPath]);
+    assert.is(status.code, 0, status.stderr);
+    for (const text of [hn.node.stdout(), hn.node.stderr(), worker.stdout(), worker.stderr(), offline.stdout, status.stdout, ...hn.bodies]) assert.not.ok(text.includes(PASSWORD), 'the password shows nowhere');
   } finally {
     await worker?.stop();
     await hn?.node.stop();
@@ -102,7 +104,9 @@ test('a wrong password and a client certificate of another CA are clear errors n
       const warned = hn.node.stdout().split('\n').filter((l) => l.includes('"code":"redis_unreachable"'));
       assert.is(warned.length, 1, hn.node.stdout());
       assert.match(warned[0]!, why);
-      for (const text of [hn.node.stdout(), hn.node.stderr(), ...hn.bodies]) assert.not.ok(text.includes(password), 'the password shows nowhere');
+      const status = await runWeir(['status', '--json', '-c', hn.configPath]);
+      assert.match(status.stdout, why);
+      for (const text of [hn.node.stdout(), hn.node.stderr(), status.stdout, ...hn.bodies]) assert.not.ok(text.includes(password), 'the password shows nowhere');
       await hn.node.stop();
       hn = null;
     }

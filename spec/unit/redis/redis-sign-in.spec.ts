@@ -45,6 +45,8 @@ test('refusals are told by the reply or the TLS code, with OpenSSL cut to its re
   const alert = '80AC829A047F0000:error:0A000418:SSL routines:ssl3_read_bytes:tlsv1 alert unknown ca:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 48\n';
   assert.is(refusalReason(err(alert, 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA')), 'the TLS handshake failed: tlsv1 alert unknown ca (ERR_SSL_TLSV1_ALERT_UNKNOWN_CA)');
   assert.is(refusalReason(err('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')), 'the TLS handshake failed: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)');
+  const cluster = Object.assign(new Error('Failed to refresh slots cache.'), { lastNodeError: err('WRONGPASS invalid username-password pair or user is disabled.') });
+  assert.is(refusalReason(cluster), 'the sign-in failed: WRONGPASS invalid username-password pair or user is disabled.');
   assert.is(refusalReason(err('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')), null);
   assert.is(refusalReason(err('NOPERM this user has no permissions to run the \'flushall\' command')), null);
 });
