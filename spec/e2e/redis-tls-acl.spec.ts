@@ -116,4 +116,33 @@ test('a wrong password and a client certificate of another CA are clear errors n
   }
 });
 
+test('a node whose Redis starts refusing its password warns once, names the refusal as last_error, and delivers its journal once the password is taken again', async () => {
+  const redis = await startTlsAclRedis(PASSWORD);
+  const receiver = await startWebhookReceiver(HOOK_TOKEN);
+  const origin = await startOrigin();
+  let hn: HookNode | null = null;
+  try {
+    const stateDir = tempDir('weir-tls-');
+    hn = await startHookNode({ origin, stateDir, redis: redisSection(redis, stateDir, redis.client, PASSWORD), hook: { url: receiver.url() } });
+    const ports = await hn.curlFlows(2);
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 30_000, 'the first flows delivered');
+
+    await redis.changePassword(WRONG);
+    ports.push(...(await hn.curlFlows(3)));
+    const refused = await hn.sinkWhen((s) => s.last_error?.message.includes('refused weir') === true, 'the refusal as last_error', { timeoutMs: 30_000 });
+    assert.match(refused.last_error!.message, /Redis at rediss:\/\/127\.0\.0\.1:\d+ refused weir: the sign-in failed: WRONGPASS/);
+    ports.push(...(await hn.curlFlows(2)));
+    const warned = hn.node.stdout().split('\n').filter((l) => l.includes('"code":"redis_unreachable"'));
+    assert.is(warned.length, 1, hn.node.stdout());
+    assert.match(warned[0]!, /refused weir: the sign-in failed: WRONGPASS/);
+
+    await redis.changePassword(PASSWORD);
+    await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 60_000, 'the journaled flows delivered once the password is taken');
+    for (const text of [hn.node.stdout(), hn.node.stderr(), ...hn.bodies]) assert.not.ok(text.includes(PASSWORD) || text.includes(WRONG), 'no password shows');
+  } finally {
+    await hn?.node.stop();
+    await Promise.all([receiver.close(), origin.close(), redis.server.close()]);
+  }
+});
+
 test.run();

@@ -23,6 +23,8 @@ export interface TlsAclRedis {
   /** A client certificate of the server's CA, and one of a CA the server does not know. */
   client: CertFiles;
   stranger: CertFiles;
+  /** Restarts the server with the user's password changed, as an operator rotating it (its data kept). */
+  changePassword(password: string): Promise<void>;
 }
 
 /**
@@ -33,9 +35,15 @@ export interface TlsAclRedis {
 export async function startTlsAclRedis(password: string): Promise<TlsAclRedis> {
   const [ca, otherCa] = await Promise.all([testCa(), testCa()]);
   const [server, client, stranger] = await Promise.all([ca.issue('redis-server'), ca.issue('weir-client', { client: true }), otherCa.issue('stranger', { client: true })]);
-  const { user, line } = aclUserLine(password);
+  const { user } = aclUserLine(password);
   const aclfile = path.join(ca.dir, 'users.acl');
-  fs.writeFileSync(aclfile, `user default off\n${line}\n`);
+  const writeAcl = (pw: string): void => fs.writeFileSync(aclfile, `user default off\n${aclUserLine(pw).line}\n`);
+  writeAcl(password);
   const redis = await startRedisServer(['--aclfile', aclfile], { tls: { ca: ca.caCert, server, client } });
-  return { server: redis, user, password, ca: ca.caCert, client, stranger };
+  const changePassword = async (pw: string): Promise<void> => {
+    await redis.stop();
+    writeAcl(pw);
+    await redis.restart();
+  };
+  return { server: redis, user, password, ca: ca.caCert, client, stranger, changePassword };
 }
