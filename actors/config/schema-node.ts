@@ -121,8 +121,8 @@ export function redisSchema(secret: SecretSchema) {
     })
     .refine((r) => (r.url === undefined) !== (r.cluster === undefined), 'takes exactly one of url (a standalone Redis) and cluster (a Redis Cluster)')
     .superRefine((r, ctx) => {
-      // Messages name fields only: a URL may hold the password.
-      const urls = [...(r.url ? [r.url] : []), ...(r.cluster ?? [])].map((s) => s.reveal()).filter((u) => u !== '');
+      // Messages name fields only: a URL may hold the password. One that is no URL has its own problem.
+      const urls = [...(r.url ? [r.url] : []), ...(r.cluster ?? [])].map((s) => s.reveal()).filter((u) => URL.canParse(u));
       if (r.tls && urls.some((u) => !/^rediss:/i.test(u))) ctx.addIssue({ code: 'custom', path: ['tls'], message: 'applies to rediss:// URLs, and a URL is redis://' });
       if (r.username && urls.some((u) => new URL(u).username !== '')) ctx.addIssue({ code: 'custom', path: ['username'], message: 'is in the URL too: give the user once' });
     })

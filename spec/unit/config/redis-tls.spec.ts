@@ -34,7 +34,9 @@ test('an unreadable redis.tls file, tls on a redis:// URL, a user given twice an
   assert.equal(twice.problems, ['redis.username: is in the URL too: give the user once']);
   const half = parse(dir, { url: 'rediss://127.0.0.1:6380', tls: { cert: 'client.pem' } });
   assert.equal(half.problems, ['redis.tls: takes cert and key together']);
-  for (const found of [missing, plain, twice]) assert.not.ok(JSON.stringify(found).includes(PASSWORD));
+  const broken = parse(dir, { url: `rediss://u:${PASSWORD}@[::1`, username: 'weir', tls: {} });
+  assert.equal(broken.problems, ['redis.url: must be a redis:// or rediss:// URL']);
+  for (const found of [missing, plain, twice, broken]) assert.not.ok(JSON.stringify(found).includes(PASSWORD));
 });
 
 test.run();
