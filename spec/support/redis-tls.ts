@@ -7,11 +7,15 @@ import { testCa, type CertFiles } from './test-ca.js';
 /** docs/redis-acl.conf: weir's least-privilege ACL user, as documented. */
 export const ACL_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'redis-acl.conf');
 
-/** The documented user's line with `password` in place of its CHANGE-ME; throws when the document lost either. */
+/**
+ * The documented user's line with `password` in place of its CHANGE-ME; throws unless the
+ * document is that one line, as an aclfile must be (Redis takes no comments there).
+ */
 export function aclUserLine(password: string): { user: string; line: string } {
-  const line = fs.readFileSync(ACL_FILE, 'utf8').split('\n').find((l) => l.startsWith('user '));
-  if (!line?.includes(' >CHANGE-ME ')) throw new Error(`${ACL_FILE} has no "user <name> … >CHANGE-ME …" line`);
-  return { user: line.split(' ')[1]!, line: line.replace(' >CHANGE-ME ', ` >${password} `) };
+  const lines = fs.readFileSync(ACL_FILE, 'utf8').split('\n').filter((l) => l !== '');
+  const [line] = lines;
+  if (lines.length !== 1 || !line!.startsWith('user ') || !line!.includes(' >CHANGE-ME ')) throw new Error(`${ACL_FILE} is not one "user <name> … >CHANGE-ME …" line`);
+  return { user: line!.split(' ')[1]!, line: line!.replace(' >CHANGE-ME ', ` >${password} `) };
 }
 
 export interface TlsAclRedis {
