@@ -10,16 +10,15 @@ import { deliveredAll } from '../support/webhook-expect.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, type HookNode } from '../support/webhook-node.js';
 import { runWeir } from '../support/weir-bin.js';
-import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
 
 const PASSWORD = 'cluster-acl-pass-9f04c2d7';
 
-test('a node, weir deliver and weir fleet run on a Redis Cluster as the documented ACL user', async () => {
+// weir deliver as the ACL user is redis-tls-acl.spec.ts's; here the node's own BullMQ worker runs on the cluster.
+test('a node delivering its own queue and weir fleet run on a Redis Cluster as the documented ACL user', async () => {
   const cluster = await startRedisCluster();
   const receiver = await startWebhookReceiver(HOOK_TOKEN);
   const origin = await startOrigin();
   let hn: HookNode | null = null;
-  let worker: DeliverProcess | null = null;
   try {
     // ACL users are per node in a cluster: every node gets docs/redis-acl.conf's.
     const { user, line } = aclUserLine(PASSWORD);
@@ -28,8 +27,7 @@ test('a node, weir deliver and weir fleet run on a Redis Cluster as the document
       assert.is(res.stdout.trim(), 'OK', res.stderr);
     }
     const seeds = cluster.seeds.map((s) => s.replace('redis://', `redis://:${PASSWORD}@`));
-    hn = await startHookNode({ origin, redis: { cluster: seeds, username: user }, hook: { url: receiver.url(), delivery: 'external' } });
-    worker = await startDeliver(hn.configPath, `${E2E_NODE_ID}/hook`);
+    hn = await startHookNode({ origin, redis: { cluster: seeds, username: user }, hook: { url: receiver.url() } });
     const ports = await hn.curlFlows(5);
     await waitFor(() => deliveredAll(receiver.acknowledged(), ports), 30_000, 'the flows delivered through the cluster as the ACL user');
     await waitFor(async () => {
@@ -40,7 +38,6 @@ test('a node, weir deliver and weir fleet run on a Redis Cluster as the document
     const denied = await runCommand('redis-cli', ['-c', '-p', String(cluster.servers[0]!.port), '--user', user, '--pass', PASSWORD, '--no-auth-warning', 'GET', 'other:x'], { timeoutMs: 10_000 });
     assert.match(denied.stdout + denied.stderr, /NOPERM/);
   } finally {
-    await worker?.stop();
     await hn?.node.stop();
     await Promise.all([receiver.close(), origin.close(), cluster.close()]);
   }
