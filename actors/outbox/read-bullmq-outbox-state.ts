@@ -1,5 +1,6 @@
 import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
 import { connectRedis, type RedisAddress } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import { bullmqSinkState } from './bullmq-sink-state.js';
 
@@ -15,7 +16,7 @@ export async function readRedisOutboxState(url: RedisAddress, nodeId: string, si
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw err;
+    throw refusalOf(redis, err);
   }
   try {
     const blocked = ((await redis.hget(nodeOutboxKey(nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;

@@ -19,7 +19,8 @@ export interface FleetNodeParts {
 
 /** The config's `redis`: a standalone server's `url`, or a cluster's seeds. */
 function redisConfig(address: RedisAddress): Record<string, unknown> {
-  return typeof address === 'string' ? { url: address } : { cluster: address.cluster };
+  if (typeof address === 'string') return { url: address };
+  return 'cluster' in address ? { cluster: address.cluster } : { url: address.url };
 }
 
 /** The node's JSONL archive of its flow.completed events: what it published, for the check after a kill -9. */
