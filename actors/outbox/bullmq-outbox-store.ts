@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { OutboxLimits, OutboxOpenOptions, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
@@ -92,7 +93,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
       return new BullmqOutboxStore(opts, redis, budget, claim);
     } catch (err) {
       redis.disconnect();
-      throw err;
+      throw refusalOf(redis, err);
     }
   }
 

@@ -23,6 +23,7 @@
  */
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { bytesOf, groupsOf, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
@@ -218,11 +219,15 @@ export class BullmqOutbox implements Outbox {
     await within(this.p.queue.close(), CLOSE_WAIT_MS);
   }
 
-  /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */
+  /**
+   * Redis refusing for lack of memory blocks writes; anything else means it cannot be
+   * reached, for the reason the connection last met (a refused password or certificate).
+   */
   private storeError(err: unknown): Error {
     if (err instanceof OutboxClosed) return err;
     if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err });
-    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    const why = refusalOf(this.p.redis, err);
+    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(why as Error)?.message ?? String(why)}`, { cause: err });
   }
 
   private assertOpen(): void {

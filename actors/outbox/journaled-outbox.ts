@@ -31,6 +31,8 @@ export interface JournaledOutboxParts {
   batchSize: number;
   /** The sink's Redis outbox, once opened; opens it (rejects while Redis does not answer). */
   redis: BullmqOutbox | null;
+  /** Why `redis` is null: what Redis last said (a refusal of weir's sign-in or certificate). @defaultValue Redis did not answer */
+  unopened?: string | undefined;
   openRedis: () => Promise<BullmqOutbox>;
   /** The outage journal (the embedded store's outbox of the sink, only appended, leased and acknowledged). */
   journal: LeasedOutbox;
@@ -71,7 +73,7 @@ export class JournaledOutbox implements Outbox {
   constructor(private readonly p: JournaledOutboxParts) {
     this.sink = p.sink;
     this.redis = p.redis;
-    if (!this.redis) this.outage('Redis did not answer when the sink opened');
+    if (!this.redis) this.outage(p.unopened ?? 'Redis did not answer when the sink opened');
     this.startMoving();
   }
 

@@ -8,6 +8,7 @@ import type { StopDeadline } from '../base/stop-deadline.js';
 import { JournaledOutbox } from './journaled-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';
 import { RedisHealth } from './redis-health.js';
+import { RedisRefusedError } from '../redis/redis-refusal.js';
 
 /** How long a sink's opening waits for Redis before its appends go to the outage journal. */
 const REDIS_OPEN_WAIT_MS = 3000;
@@ -65,8 +66,14 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       onClaimLost: claimLost,
     });
   const health = new RedisHealth({ lost: unreachable, back: reachable });
+  // The last refusal of weir by Redis (RedisRefusedError), which a sink opened meanwhile names as its outage.
+  let refused: string | undefined;
+  const noteRefusal = (err: unknown): void => {
+    refused = err instanceof RedisRefusedError ? err.message : undefined;
+  };
   let redis = await connect().catch((err: unknown) => {
     if (err instanceof NodeIdInUseError) throw err;
+    noteRefusal(err);
     unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks keep events in their outage journals until Redis answers`);
     health.markLost();
     return null;
@@ -89,6 +96,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       },
       (err: unknown) => {
         connecting = null;
+        noteRefusal(err);
         if (err instanceof NodeIdInUseError && !refusedTold) {
           refusedTold = true;
           claimLost(`${err.message}; the sinks keep events in their outage journals`);
@@ -111,7 +119,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       );
       // An open that answers late is taken; one that failed is tried again.
       const openRedis = (): Promise<BullmqOutbox> => (opening = opening.catch(() => late().then((store) => store.open(sink, opts))));
-      const outbox = new JournaledOutbox({ sink, batchSize: opts?.batchSize ?? 1, redis: first, openRedis, journal, deadline, health });
+      const outbox = new JournaledOutbox({ sink, batchSize: opts?.batchSize ?? 1, redis: first, unopened: refused, openRedis, journal, deadline, health });
       return { store: 'redis', outbox };
     },
     async close() {
