@@ -50,7 +50,6 @@ const APPEND_TIMEOUT_MS = 3000;
  * when Redis is back.
  */
 export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
-  readonly kind = 'redis' as const;
   private readonly outboxes = new Set<BullmqOutbox>();
   private readonly memory: RedisOutboxMemory | undefined;
 
@@ -130,10 +129,6 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
       await queue.close().catch(() => undefined);
       throw err;
     }
-  }
-
-  setLimits(limits: OutboxLimits): void {
-    this.budget.setLimits(limits);
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,14 @@ export interface BullmqOutboxParts {
 /** How long close() waits for the queue to close. */
 const CLOSE_WAIT_MS = 3000;
 
+/** BEGIN_MOVE: KEYS: the moving hash; ARGV: job ids. Returns those marked settled (1). */
+const BEGIN_MOVE = `
+local settled = {}
+for _, id in ipairs(ARGV) do
+  if redis.call('HSETNX', KEYS[1], id, '0') == 0 and redis.call('HGET', KEYS[1], id) == '1' then settled[#settled + 1] = id end
+end
+return settled`;
+
 /** An empty queue's byte and event counts are 0 and its append times are stale. */
 function resetEmpty(redis: RedisClient, keys: SinkKeys): Promise<unknown> {
   return redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
@@ -162,6 +170,23 @@ export class BullmqOutbox implements Outbox {
     if (records.length > 0) m.rpush(keys.gaps, ...records).ltrim(keys.gaps, -OUTBOX_GAPS_KEPT, -1);
     if (more) m.hset(keys.state, more[0], more[1]);
     await m.exec();
+  }
+
+  /**
+   * Marks the jobs of `jobIds` as being added by the outage journal's move, and resolves
+   * with those a worker settled already: an earlier move added them and was cut short
+   * before it deleted their journal entries.
+   */
+  async beginMove(jobIds: readonly string[]): Promise<Set<string>> {
+    if (jobIds.length === 0) return new Set();
+    return new Set((await this.p.redis.eval(BEGIN_MOVE, 1, this.p.keys.moving, ...jobIds)) as string[]);
+  }
+
+  /** The move deleted the journal entries of `jobIds` (without ids: the journal is empty). */
+  async endMove(jobIds?: readonly string[]): Promise<void> {
+    const { redis, keys } = this.p;
+    if (!jobIds) await redis.del(keys.moving);
+    else if (jobIds.length > 0) await redis.hdel(keys.moving, ...jobIds);
   }
 
   /** A number field of the sink's state hash (0 when unset). */

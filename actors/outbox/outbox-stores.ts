@@ -14,8 +14,6 @@ import { RedisRefusedError } from '../redis/redis-refusal.js';
 const REDIS_OPEN_WAIT_MS = 3000;
 
 export interface OutboxStores {
-  /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
-  readonly kind: 'redis' | 'embedded';
   open(sink: string, opts?: OutboxOpenOptions): Promise<SinkOutbox>;
   /** Whether the sinks reach Redis now (RedisHealth); null for the embedded kind. */
   redisUp(): boolean | null;
@@ -53,7 +51,7 @@ export interface OutboxStoreEvents {
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new JournalOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
-    return { kind: 'embedded', open: async (sink) => ({ store: 'embedded', outbox: await embedded.open(sink) }), redisUp: () => null, close: () => embedded.close() };
+    return { open: async (sink) => ({ store: 'embedded', outbox: await embedded.open(sink) }), redisUp: () => null, close: () => embedded.close() };
   }
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
@@ -109,7 +107,6 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
     return connecting;
   };
   return {
-    kind: 'redis',
     redisUp: () => health.up,
     async open(sink, opts) {
       const journal = await embedded.open(sink);
