@@ -50,11 +50,12 @@ fuzz: build
 bench: build
 	node dist/spec/bench/run.js
 
-# One Redis, FLEET_NODES nodes (20) with an external Webhook sink, two `weir deliver`
-# workers and a receiver on loopback, loaded by the native client; prints the fleet's
-# figures, kills two nodes, restarts them and fails unless every archived flow.completed
-# is acknowledged or in a reported replay gap. FLEET_CONCURRENCY, FLEET_LOAD_MS,
-# FLEET_IDLE_MS, FLEET_BACKLOG_MS tune it.
+# One Redis (FLEET_REDIS=cluster: a Redis Cluster of FLEET_SHARDS masters, 3, and a
+# replica of each), FLEET_NODES nodes (20) with an external Webhook sink, two `weir
+# deliver` workers and a receiver on loopback, loaded by the native client; prints the
+# fleet's figures and its Redis per shard, kills two nodes, restarts them and fails
+# unless every archived flow.completed is acknowledged or in a reported replay gap.
+# FLEET_CONCURRENCY, FLEET_LOAD_MS, FLEET_IDLE_MS, FLEET_BACKLOG_MS tune it.
 fleet-sim: build
 	node dist/spec/bench/fleet-sim.js
 

@@ -13,6 +13,7 @@ import { parseListen } from '../actors/config/schema-control.js';
 import { FleetPresence } from '../actors/fleet/fleet-presence.js';
 import { presenceOf } from '../actors/fleet/presence-of.js';
 import { authority } from '../actors/net/authority.js';
+import { WorkerPool } from '../actors/workers/worker-pool.js';
 
 export interface NodeRuntime {
   engine: Engine;
@@ -38,7 +39,10 @@ export async function startNodeRuntime(config: WeirConfig, source: ConfigSource,
   const { log, log_files, tap } = createLogger({ level: config.log.level, file: config.log.file, format: logFormat });
   if (lock.unclaimed) log.warn({ problem: lock.unclaimed }, 'state_dir not claimed: a second node on it is not refused');
   const build = buildInfo();
-  const engine = new Engine({ config, log, build });
+  // node.workers above 1: the workers read the config from where this process did.
+  const workers = config.node.workers;
+  const origin = { ...source.origin, logFormat };
+  const engine = new Engine({ config, log, build, ...(workers > 1 && { plane: (parts) => new WorkerPool({ ...parts, count: workers, source: origin }) }) });
   const ops = new ControlOps(engine, {
     build,
     configPath: source.file,

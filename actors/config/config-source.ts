@@ -44,6 +44,11 @@ export class ConfigSource {
     private readonly lenientSecrets = false,
   ) {}
 
+  /** What another process needs to read the same config: a worker of node.workers. */
+  get origin(): { file: string | null; defaultStateDir: string; document?: Record<string, unknown> } {
+    return { file: this.file, defaultStateDir: this.defaultStateDir, ...(this.document && { document: this.document }) };
+  }
+
   /**
    * Reads the file (again, on reload) and the overlay and validates the merge, and
    * with `check` against what the running node has. A problem of an applied section

@@ -3,6 +3,7 @@ import type { ConfigShape } from './schema-shape.js';
 
 type Control = ConfigShape['control'];
 type Route = ConfigShape['route'];
+type RedisTls = NonNullable<NonNullable<ConfigShape['redis']>['tls']>;
 
 /** The config after derived defaults: every path absolute, `ipc` and `final` filled. */
 export type FinishedConfig = Omit<ConfigShape, 'control' | 'route'> & {
@@ -14,6 +15,11 @@ function tlsPaths(tls: NonNullable<Control['tls']>, baseDir: string): NonNullabl
   const cert = path.resolve(baseDir, tls.cert);
   const key = path.resolve(baseDir, tls.key);
   return tls.client_ca === undefined ? { cert, key } : { cert, key, client_ca: path.resolve(baseDir, tls.client_ca) };
+}
+
+function redisTlsPaths(tls: RedisTls, baseDir: string): RedisTls {
+  const at = (file: string | undefined) => (file === undefined ? undefined : path.resolve(baseDir, file));
+  return { ...tls, ca: at(tls.ca), cert: at(tls.cert), key: at(tls.key) };
 }
 
 /**
@@ -35,6 +41,7 @@ export function finishConfig(shape: ConfigShape, baseDir: string): FinishedConfi
       ...(shape.control.tls && { tls: tlsPaths(shape.control.tls, baseDir) }),
     },
     route: { ...shape.route, final },
+    ...(shape.redis?.tls && { redis: { ...shape.redis, tls: redisTlsPaths(shape.redis.tls, baseDir) } }),
     ...(shape.ipc_hook && { ipc_hook: { ...shape.ipc_hook, path: path.resolve(baseDir, shape.ipc_hook.path) } }),
     event_sinks: shape.event_sinks.map((s) => (s.type === 'jsonl' ? { ...s, path: path.resolve(baseDir, s.path) } : s)),
   };

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { checkControl } from './check-control.js';
 import { checkListeners, checkSelfLoops } from './check-listeners.js';
+import { checkRedisTls } from './check-redis-tls.js';
 import { checkReferences } from './check-references.js';
 import { checkSinkPaths } from './check-sink-paths.js';
 import { checkSinkDelivery } from './check-sink-delivery.js';
@@ -37,7 +38,7 @@ export function parseConfig(raw: unknown, opts: ParseOptions = {}): ConfigResult
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   // Checks of the parts together, on a config that is valid part by part.
-  const placed = [...checkListeners(parsed.data), ...checkControl(parsed.data), ...checkSelfLoops(parsed.data), ...checkSinkPaths(parsed.data, opts.configFile), ...checkSinkDelivery(parsed.data)];
+  const placed = [...checkListeners(parsed.data), ...checkControl(parsed.data), ...checkSelfLoops(parsed.data), ...checkSinkPaths(parsed.data, opts.configFile), ...checkSinkDelivery(parsed.data), ...checkRedisTls(parsed.data)];
   if (placed.length > 0) return { ok: false, problems: placed };
   return { ok: true, config: deepFreeze(parsed.data) };
 }

@@ -32,6 +32,9 @@ export function wellFormedString() {
  */
 export const tagSchema = wellFormedString().min(1);
 
+/** A file weir reads (a PEM), relative to the config file. */
+export const pemPath = () => wellFormedString().min(1);
+
 /**
  * The longest delay a timer takes: Node fires a longer one after 1 ms (with a
  * warning), so a huge timeout would act as almost none.

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { isHost, wellFormedString } from './schema-common.js';
+import { isHost, pemPath, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 /** `host:port` or `[ipv6]:port`, split; undefined when malformed. */
@@ -36,9 +36,6 @@ export const API_KEY_ID = 'api_key';
 const keyIdSchema = wellFormedString()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
   .refine((id) => id !== API_KEY_ID, `"${API_KEY_ID}" is the id of control.api_key`);
-
-/** A file the control plane reads (a PEM), relative to the config file. */
-const pemPath = () => wellFormedString().min(1);
 
 const tlsSchema = z
   .strictObject({

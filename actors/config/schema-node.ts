@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { isRedisUrl, MAX_TIMER_MS, timerMsSchema, wellFormedString } from './schema-common.js';
+import { isRedisUrl, MAX_TIMER_MS, pemPath, timerMsSchema, wellFormedString } from './schema-common.js';
 import type { SecretSchema } from './schema-secrets.js';
 
 // Field docs live in .describe() so editors show them from the JSON Schema too.
@@ -31,6 +31,17 @@ const replayRingSchema = z
   .prefault({})
   .describe('The replay ring: whichever bound is reached first drops the oldest events; a resume from before them is told the gap.');
 
+/**
+ * Processes that run the data path (docs/workers.md). 1 runs it in the node's own
+ * process; more start that many worker processes beside it. The bound keeps a stray
+ * digit from forking hundreds of processes.
+ */
+const workersSchema = z
+  .union([z.number().int().min(1).max(256), z.literal('auto')])
+  .default(1)
+  .transform((n) => (n === 'auto' ? os.availableParallelism() : n))
+  .describe('Processes that run the inbounds and flows: 1 (the node process itself), a count up to 256, or "auto" for one per core (os.availableParallelism()). Default: 1.');
+
 export const nodeSchema = z
   .strictObject({
     // It names the node's Redis keys (weir:<id>:...) and is sent as source_id.
@@ -44,6 +55,7 @@ export const nodeSchema = z
       .default('./state')
       .describe('State directory (outbox, API key, IPC socket), relative to the config file.'),
     replay_ring: replayRingSchema,
+    workers: workersSchema,
   })
   .prefault({});
 
@@ -89,6 +101,16 @@ export const flowsSchema = z
   })
   .prefault({});
 
+const redisTlsSchema = z
+  .strictObject({
+    ca: pemPath().optional().describe('PEM file of the CAs that sign the Redis server certificate, relative to the config file. Default: the system CAs.'),
+    cert: pemPath().optional().describe('PEM client certificate (chain) file, for a Redis that asks for one (tls-auth-clients), relative to the config file. With key.'),
+    key: pemPath().optional().describe('PEM private key file of cert, relative to the config file. With cert.'),
+    servername: wellFormedString().min(1).optional().describe("Server name sent (SNI) and checked in the server certificate. Default: the URL's host."),
+  })
+  .refine((t) => (t.cert === undefined) === (t.key === undefined), 'takes cert and key together')
+  .describe('TLS of rediss:// URLs: CA, client certificate and server name. Default: the system CAs, no client certificate.');
+
 export function redisSchema(secret: SecretSchema) {
   // A secret: the URL may carry the password. An empty one stands for one an offline reader could not read.
   const redisUrl = secret
@@ -103,8 +125,19 @@ export function redisSchema(secret: SecretSchema) {
         .min(1)
         .optional()
         .describe('Seed URLs of a Redis Cluster (redis:// or rediss://, each a secret like url; the credentials and TLS of the first apply to every node). Instead of url.'),
+      username: wellFormedString()
+        .min(1)
+        .optional()
+        .describe('ACL user (Redis 6 and later) weir signs in as, with the password of the URL (docs/fleet.md gives its least-privilege ACL). Default: the URL\'s user, else "default".'),
+      tls: redisTlsSchema.optional(),
     })
     .refine((r) => (r.url === undefined) !== (r.cluster === undefined), 'takes exactly one of url (a standalone Redis) and cluster (a Redis Cluster)')
+    .superRefine((r, ctx) => {
+      // Messages name fields only: a URL may hold the password. One that is no URL has its own problem.
+      const urls = [...(r.url ? [r.url] : []), ...(r.cluster ?? [])].map((s) => s.reveal()).filter((u) => URL.canParse(u));
+      if (r.tls && urls.some((u) => !/^rediss:/i.test(u))) ctx.addIssue({ code: 'custom', path: ['tls'], message: 'applies to rediss:// URLs, and a URL is redis://' });
+      if (r.username && urls.some((u) => new URL(u).username !== '')) ctx.addIssue({ code: 'custom', path: ['username'], message: 'is in the URL too: give the user once' });
+    })
     .optional()
     .describe('Redis for the BullMQ outbox. Without it sinks use the embedded outbox in node.state_dir.');
 }

@@ -175,10 +175,7 @@ export interface OutboxLimits {
 
 /** One store per node; it opens the outbox of each sink. */
 export interface OutboxStore<O extends Outbox = Outbox> {
-  readonly kind: OutboxState['outbox_storage']['store'];
   open(sink: string, opts?: OutboxOpenOptions): Promise<O>;
-  /** New limits (config reload); the next append is checked against them. */
-  setLimits(limits: OutboxLimits): void;
   /** Closes every outbox it opened, then the store. */
   close(): Promise<void>;
 }

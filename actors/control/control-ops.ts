@@ -110,6 +110,7 @@ export class ControlOps {
       log_files: ctx.logFiles,
       mode: this.engine.router.mode,
       inbounds: this.engine.inbounds.map((i) => ({ tag: i.tag, protocol: i.protocol, listen: i.address() })),
+      workers: this.engine.workers(),
       memory: memoryOf(process.memoryUsage()),
     };
   }
@@ -297,11 +298,11 @@ export class ControlOps {
 
   /** Sets the routing mode for the flows that start after it. */
   setMode(mode: string, target?: string | null): { mode: RouteMode; global_target: string | null } {
-    if (mode === 'rule') this.engine.router.setMode('rule', null);
+    if (mode === 'rule') this.engine.setMode('rule', null);
     else if (mode === 'global') {
       if (!target) throw new ControlError('INVALID_BODY', 'mode global needs a target tag');
       if (!this.engine.outbounds.has(target)) throw new ControlError('TAG_NOT_FOUND', `no outbound "${target}"`);
-      this.engine.router.setMode('global', target);
+      this.engine.setMode('global', target);
     } else throw new ControlError('INVALID_BODY', `mode must be "rule" or "global", not "${mode}"`);
     return this.engine.router.mode;
   }

@@ -11,24 +11,23 @@ import { shownChanges, sinkChanges, type SinkChanges } from './sink-changes.js';
 import { SINK_START_RETRY_MS } from './retried-start.js';
 import { swapSinks } from './swap-sinks.js';
 import type { ConnectorState, Sink } from '../contracts/sink.js';
-import type { FlowEnv } from '../flows/flow-opener.js';
 import { AccessLog } from '../flows/access-log.js';
 import { FlowHistory } from '../flows/flow-history.js';
 import { FlowStats } from '../flows/flow-stats.js';
-import { FlowTable } from '../flows/flow-table.js';
-import { PreRouting } from '../flows/pre-routing.js';
 import { PrincipalLedger } from '../principals/principal-ledger.js';
 import { PrincipalStore } from '../principals/principal-store.js';
-import { buildInbounds } from '../inbounds/build-inbounds.js';
-import type { ProxyInbound } from '../inbounds/proxy-inbound.js';
-import { buildOutbounds } from '../outbounds/build-outbounds.js';
 import { persistSelections } from '../policies/persist-selections.js';
-import { ProcessLookup } from '../process/process-lookup.js';
 import { ProbeRunner } from '../policies/probe-runner.js';
 import { SelectionStore } from '../policies/selection-store.js';
 import type { OutboundSet } from '../outbounds/outbound-set.js';
-import { Router } from '../router/router.js';
+import type { Router } from '../router/router.js';
 import { routerOptions } from './router-options.js';
+import type { ActiveFlows } from '../flows/active-flows.js';
+import type { DataPlane, PlaneParts, WorkerView } from './data-plane.js';
+import type { Inbound } from '../contracts/inbound.js';
+import { LocalPlane } from './local-plane.js';
+import { routingParts, type RoutingParts } from './routing-parts.js';
+import type { RouteMode } from '../../streams/contract.js';
 import type { DeliveryAcks } from '../sinks/delivery-acks.js';
 import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
@@ -38,7 +37,6 @@ import type { BuildInfo } from './build-info.js';
 import { StopDeadline } from '../base/stop-deadline.js';
 import { LazyOutboxStores } from './lazy-outbox-stores.js';
 import { nodeTick } from './tick.js';
-import { targetResolver } from '../net/target-resolver.js';
 
 export interface EngineOptions {
   config: WeirConfig;
@@ -47,6 +45,8 @@ export interface EngineOptions {
   /** Period of flow.updated sampling and stats.sampled. @defaultValue 1000 */
   tickMs?: number;
   now?: () => number;
+  /** Builds the data plane when the flows run elsewhere (WorkerPool); default: in this process. */
+  plane?: (parts: PlaneParts) => DataPlane;
 }
 
 export interface ConfigApplied {
@@ -77,14 +77,15 @@ const SHUTDOWN_FLOW_GRACE_MS = 3000;
  */
 export class Engine {
   readonly bus: EventBus;
-  readonly table: FlowTable;
+  readonly table: ActiveFlows;
   readonly stats = new FlowStats();
   readonly principals: PrincipalLedger;
   readonly history: FlowHistory;
   private readonly principalStore: PrincipalStore;
   readonly router: Router;
   readonly outbounds: OutboundSet;
-  readonly inbounds: ProxyInbound[];
+  readonly inbounds: readonly Inbound[];
+  private readonly plane: DataPlane;
   sinks: Sink[];
   private readonly missed: MissedRanges;
   private readonly keeper: SinkKeeper;
@@ -104,7 +105,6 @@ export class Engine {
   private readonly deadline = new StopDeadline();
   /** The config applies, and at last the sinks' stop, in arrival order: each waits for the one before. */
   private applying: Promise<unknown> = Promise.resolve();
-  private readonly preRouting: PreRouting;
 
   private current: WeirConfig;
 
@@ -146,36 +146,18 @@ export class Engine {
       (message) => log.info(message),
     );
     this.principals = new PrincipalLedger(this.startedAt, this.principalStore.load());
-    this.table = new FlowTable({ idPrefix: this.bus.epoch, idleTimeoutMs: config.flows.idle_timeout_s * 1000 });
-    this.router = new Router(routerOptions(config));
-    const resolve = targetResolver(config.dns);
-    this.outbounds = buildOutbounds(config.outbounds, resolve);
+    const routing = routingParts(config);
+    this.router = routing.router;
+    this.outbounds = routing.outbounds;
     this.probes = new ProbeRunner({
       configs: config.outbounds,
       outbounds: this.outbounds,
       publish: (e) => this.bus.publish(e),
       now: this.now,
     });
-    this.preRouting = new PreRouting({
-      config: () => this.current,
-      knows: (tag) => this.outbounds.has(tag),
-      publish: (e) => this.bus.publish(e),
-      log,
-      ...(process.platform === 'linux' && { processes: new ProcessLookup() }),
-    });
-    const flows: FlowEnv = {
-      table: this.table,
-      router: this.router,
-      outbounds: this.outbounds,
-      resolve,
-      connectTimeoutMs: config.flows.connect_timeout_ms,
-      idleTimeoutMs: config.flows.idle_timeout_s * 1000,
-      udpStats: this.stats.udp,
-      now: this.now,
-      preRouting: this.preRouting,
-      dialFailed: (chain, failure) => this.probes.pathFailed(chain, failure),
-    };
-    this.inbounds = buildInbounds(config.inbounds, flows, config.flows.handshake_timeout_ms, log);
+    this.plane = this.dataPlane(routing);
+    this.table = this.plane.table;
+    this.inbounds = this.plane.inbounds;
     this.sinks = config.event_sinks.map((c) => this.sinkOf(c));
     // A sink that starts with a carried gap may not be in this.sinks yet (a swap).
     this.missed = new MissedRanges(config.node.state_dir, (sink) => this.keeper.keepStates([...this.sinks.filter((s) => s.tag !== sink.tag), sink]));
@@ -183,6 +165,34 @@ export class Engine {
 
   get config(): WeirConfig {
     return this.current;
+  }
+
+  /** The flows run here (LocalPlane), or where EngineOptions.plane puts them (node.workers). */
+  private dataPlane(routing: RoutingParts): DataPlane {
+    const parts: PlaneParts = {
+      config: () => this.current,
+      routing,
+      idPrefix: this.bus.epoch,
+      tickMs: this.opts.tickMs ?? 1000,
+      events$: this.bus.events$,
+      udpStats: this.stats.udp,
+      publish: (e) => void this.bus.publish(e),
+      dialFailed: (chain, failure) => this.probes.pathFailed(chain, failure),
+      log: this.opts.log,
+      now: this.now,
+    };
+    return this.opts.plane?.(parts) ?? new LocalPlane(parts);
+  }
+
+  /** The worker processes, or null when the flows run in the node's process. */
+  workers(): WorkerView[] | null {
+    return this.plane.workers();
+  }
+
+  /** Sets the routing mode for the flows that start after it, in every process that runs flows. */
+  setMode(mode: RouteMode, globalTarget: string | null): void {
+    this.router.setMode(mode, globalTarget);
+    this.plane.routingChanged(false);
   }
 
   /** The node's logger, for the parts built around the engine (the audit trail). */
@@ -248,7 +258,10 @@ export class Engine {
     // queues and source_id, its inbounds are listening) until it restarts.
     this.current = withHotSections(running, next);
     // Applying the same document again changes nothing and says nothing.
-    if (changed) this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
+    if (changed) {
+      this.plane.routingChanged(true);
+      this.bus.publish({ event_type: 'config.changed', payload: { changed_at_unix_ms: this.now() } });
+    }
     if (restart_required.length > 0) {
       this.bus.publish({
         event_type: 'engine.warning',
@@ -314,7 +327,7 @@ export class Engine {
     this.detachSelections = persistSelections(this.outbounds, new SelectionStore(this.config.node.state_dir), (e) =>
       this.bus.publish(e),
     );
-    for (const inbound of this.inbounds) await inbound.start();
+    await this.plane.start();
     this.bus.publish({
       event_type: 'engine.started',
       payload: { build_id: this.opts.build.git_hash, started_at_unix_ms: this.startedAt },
@@ -373,9 +386,9 @@ export class Engine {
 
   private async shutdown(reason: string): Promise<void> {
     this.deadline.begin(STOP_WAIT_MS);
-    await Promise.all(this.inbounds.map((i) => i.stop()));
+    await this.plane.stopAccepting();
     await this.table.closeAll('shutdown', this.deadline.leftMs(SHUTDOWN_FLOW_GRACE_MS));
-    this.preRouting.close();
+    await this.plane.stop();
     await this.probes.stop();
     this.detachSelections();
     const stoppedAt = this.now();

@@ -22,6 +22,7 @@ export const FAILURE_CODES = {
   HOP_PROTOCOL_ERROR: { stage: 'hop', meaning: 'A hop answered with something that is not valid SOCKS5 or HTTP.' },
   HOP_CLOSED: { stage: 'hop', meaning: 'A hop closed or reset the connection before its handshake completed.' },
   HOP_TIMEOUT: { stage: 'hop', meaning: 'The chain was not established within flows.connect_timeout_ms.' },
+  WORKER_EXITED: { stage: 'worker', meaning: 'The worker process that ran the flow exited (crashed or was killed); the node ended the flow for it (node.workers).' },
 } as const satisfies Record<string, { stage: string; meaning: string }>;
 
 export type FailureCode = keyof typeof FAILURE_CODES;

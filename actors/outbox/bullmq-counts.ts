@@ -38,14 +38,16 @@ return pending`;
  * Counts each delivered job once (its hash's mark): its events as delivered, and, if
  * its add was counted, out of `pending` (or of `dead_letters`, for a job counted dead
  * whose move to the failed set never happened) with its bytes and `enqueued` member.
- * KEYS: state hash, enqueued, then the job hashes; ARGV: the fields counted, dead and
- * added, then job id, bytes and events for each job.
+ * A job the outage journal's move is adding is marked settled (journaled-outbox.ts).
+ * KEYS: state hash, enqueued, moving hash, then the job hashes; ARGV: the fields
+ * counted, dead and added, then job id, bytes and events for each job.
  */
 const COUNT_DELIVERED = `
 local delivered, bytes, pending, dead = 0, 0, 0, 0
-for i = 3, #KEYS do
-  local a = 3 * (i - 3) + 4
+for i = 4, #KEYS do
+  local a = 3 * (i - 4) + 4
   local id, size, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  if redis.call('HEXISTS', KEYS[3], id) == 1 then redis.call('HSET', KEYS[3], id, '1') end
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('HSETNX', KEYS[i], ARGV[1], '1') == 1 then
     delivered = delivered + n
     if redis.call('HEXISTS', KEYS[i], ARGV[3]) == 1 then
@@ -64,12 +66,15 @@ return delivered`;
 /**
  * A failed attempt of a job's events: total_failed and last_error; a dead letter moves
  * them from `pending` to `dead_letters` once per job (out of `pending` only if its add
- * was counted), and leaves `enqueued`.
- * KEYS: state hash, enqueued, job hash; ARGV: events, last_error, dead (1/0), job id, dead field, added field.
+ * was counted), and leaves `enqueued`; a dead job the outage journal's move is adding
+ * is marked settled.
+ * KEYS: state hash, enqueued, job hash, moving hash; ARGV: events, last_error, dead
+ * (1/0), job id, dead field, added field.
  */
 const COUNT_FAILED = `
 redis.call('HINCRBY', KEYS[1], 'total_failed', ARGV[1])
 redis.call('HSET', KEYS[1], 'last_error', ARGV[2])
+if ARGV[3] == '1' and redis.call('HEXISTS', KEYS[4], ARGV[4]) == 1 then redis.call('HSET', KEYS[4], ARGV[4], '1') end
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[3]) == 1 and redis.call('HSETNX', KEYS[3], ARGV[5], '1') == 1 then
   if redis.call('HEXISTS', KEYS[3], ARGV[6]) == 1 then redis.call('HINCRBY', KEYS[1], 'pending', -tonumber(ARGV[1])) end
   redis.call('HINCRBY', KEYS[1], 'dead_letters', ARGV[1])
@@ -120,7 +125,7 @@ export class DeliveryCounts {
   private async flush(): Promise<void> {
     const jobs = this.due.splice(0);
     this.flushing = null;
-    const keys = [this.keys.state, this.keys.enqueued, ...jobs.map((j) => this.keys.base + j.jobId)];
+    const keys = [this.keys.state, this.keys.enqueued, this.keys.moving, ...jobs.map((j) => this.keys.base + j.jobId)];
     const args = jobs.flatMap((j) => [j.jobId, j.bytes, j.events]);
     await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, DEAD_FIELD, ADDED_FIELD, ...args);
   }
@@ -128,6 +133,6 @@ export class DeliveryCounts {
   /** A failed attempt of a job's events; `dead` when they are dead letters now. */
   async failed(job: CountedJob, error: string, atUnixMs: number, dead: boolean): Promise<void> {
     const lastError = JSON.stringify({ message: error, at_unix_ms: atUnixMs });
-    await this.redis.eval(COUNT_FAILED, 3, this.keys.state, this.keys.enqueued, this.keys.base + job.jobId, job.events, lastError, dead ? 1 : 0, job.jobId, DEAD_FIELD, ADDED_FIELD);
+    await this.redis.eval(COUNT_FAILED, 4, this.keys.state, this.keys.enqueued, this.keys.base + job.jobId, this.keys.moving, job.events, lastError, dead ? 1 : 0, job.jobId, DEAD_FIELD, ADDED_FIELD);
   }
 }

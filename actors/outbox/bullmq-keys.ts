@@ -20,6 +20,9 @@
  *                                      (journaled-outbox.ts)
  *   weir:{<node>}:sink:<tag>:gaps      list: the most recent missed ranges (JSON), newest last
  *   weir:{<node>}:sink:<tag>:enqueued  zset: job id → append time of each pending job
+ *   weir:{<node>}:sink:<tag>:moving    hash: job id → 0 while the outage journal's move adds
+ *                                      the job, 1 once a worker settled it; dropped with
+ *                                      its journal entries (journaled-outbox.ts)
  */
 const enc = (s: string): string => encodeURIComponent(s);
 
@@ -33,6 +36,7 @@ export interface SinkKeys {
   state: string;
   gaps: string;
   enqueued: string;
+  moving: string;
 }
 
 /** The start of every key of a node: its id is the hash tag. */
@@ -55,7 +59,7 @@ export function legacySinkKeys(nodeId: string, sink: string): SinkKeys {
 function keysUnder(prefix: string, sink: string): SinkKeys {
   const queue = enc(sink);
   const base = `${prefix}:${queue}:`;
-  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued` };
+  return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued`, moving: `${base}moving` };
 }
 
 export function nodeOutboxKey(nodeId: string): string {

@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { OutboxLimits, OutboxOpenOptions, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
@@ -49,7 +50,6 @@ const APPEND_TIMEOUT_MS = 3000;
  * when Redis is back.
  */
 export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
-  readonly kind = 'redis' as const;
   private readonly outboxes = new Set<BullmqOutbox>();
   private readonly memory: RedisOutboxMemory | undefined;
 
@@ -93,7 +93,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
       return new BullmqOutboxStore(opts, redis, budget, claim);
     } catch (err) {
       redis.disconnect();
-      throw err;
+      throw refusalOf(redis, err);
     }
   }
 
@@ -129,10 +129,6 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
       await queue.close().catch(() => undefined);
       throw err;
     }
-  }
-
-  setLimits(limits: OutboxLimits): void {
-    this.budget.setLimits(limits);
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,7 @@
  */
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { bytesOf, groupsOf, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
@@ -52,6 +53,14 @@ export interface BullmqOutboxParts {
 
 /** How long close() waits for the queue to close. */
 const CLOSE_WAIT_MS = 3000;
+
+/** BEGIN_MOVE: KEYS: the moving hash; ARGV: job ids. Returns those marked settled (1). */
+const BEGIN_MOVE = `
+local settled = {}
+for _, id in ipairs(ARGV) do
+  if redis.call('HSETNX', KEYS[1], id, '0') == 0 and redis.call('HGET', KEYS[1], id) == '1' then settled[#settled + 1] = id end
+end
+return settled`;
 
 /** An empty queue's byte and event counts are 0 and its append times are stale. */
 function resetEmpty(redis: RedisClient, keys: SinkKeys): Promise<unknown> {
@@ -163,6 +172,23 @@ export class BullmqOutbox implements Outbox {
     await m.exec();
   }
 
+  /**
+   * Marks the jobs of `jobIds` as being added by the outage journal's move, and resolves
+   * with those a worker settled already: an earlier move added them and was cut short
+   * before it deleted their journal entries.
+   */
+  async beginMove(jobIds: readonly string[]): Promise<Set<string>> {
+    if (jobIds.length === 0) return new Set();
+    return new Set((await this.p.redis.eval(BEGIN_MOVE, 1, this.p.keys.moving, ...jobIds)) as string[]);
+  }
+
+  /** The move deleted the journal entries of `jobIds` (without ids: the journal is empty). */
+  async endMove(jobIds?: readonly string[]): Promise<void> {
+    const { redis, keys } = this.p;
+    if (!jobIds) await redis.del(keys.moving);
+    else if (jobIds.length > 0) await redis.hdel(keys.moving, ...jobIds);
+  }
+
   /** A number field of the sink's state hash (0 when unset). */
   async stateField(field: string): Promise<number> {
     return Number((await this.p.redis.hget(this.p.keys.state, field)) ?? 0);
@@ -193,11 +219,15 @@ export class BullmqOutbox implements Outbox {
     await within(this.p.queue.close(), CLOSE_WAIT_MS);
   }
 
-  /** Redis refusing for lack of memory blocks writes; anything else means it cannot be reached. */
+  /**
+   * Redis refusing for lack of memory blocks writes; anything else means it cannot be
+   * reached, for the reason the connection last met (a refused password or certificate).
+   */
   private storeError(err: unknown): Error {
     if (err instanceof OutboxClosed) return err;
     if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err });
-    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    const why = refusalOf(this.p.redis, err);
+    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(why as Error)?.message ?? String(why)}`, { cause: err });
   }
 
   private assertOpen(): void {

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
 import { JOB_ID_PREFIX, type SinkKeys } from './bullmq-keys.js';
+import { outboxState, type OutboxCounts } from './outbox-state.js';
 
 /** The BullMQ states an unacknowledged, not dead-lettered job can be in. */
 const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -46,34 +47,6 @@ while true do
   end
 end`;
 
-export interface StateHash {
-  total_delivered: number;
-  total_failed: number;
-  replay_gaps: number;
-  bytes: number;
-  /** Events in pending jobs, and in dead-lettered ones: BullMQ's counts are of jobs. */
-  pending: number;
-  dead_letters: number;
-  last_error: { message: string; at_unix_ms: number } | null;
-  /** Set by the outbox that made the hash (bullmq-outbox.ts); its absence tells Redis lost it. */
-  store_id: string | null;
-}
-
-async function readStateHash(redis: RedisClient, keys: SinkKeys): Promise<StateHash> {
-  const h = await redis.hgetall(keys.state);
-  const n = (field: string): number => Number(h[field] ?? 0);
-  return {
-    total_delivered: n('total_delivered'),
-    total_failed: n('total_failed'),
-    replay_gaps: n('replay_gaps'),
-    bytes: n('bytes'),
-    pending: n('pending'),
-    dead_letters: n('dead_letters'),
-    last_error: h['last_error'] ? (JSON.parse(h['last_error']) as StateHash['last_error']) : null,
-    store_id: h['store_id'] ?? null,
-  };
-}
-
 /** Jobs pending and dead-lettered, as BullMQ counts them. */
 export async function countJobs(queue: Queue): Promise<{ pending: number; dead_letters: number }> {
   const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
@@ -89,33 +62,25 @@ export interface SinkRead {
 }
 
 /**
- * A sink's state as Redis holds it, read beside a node that may be running: any member
- * without a job may be of one of its appends under way, and is left alone.
- */
-export async function bullmqSinkState(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null): Promise<OutboxState> {
-  return (await readBullmqSink(redis, keys, blocked, 0)).state;
-}
-
-/**
  * Two commands for an idle sink (the hash and the gaps), a script more when something
  * is pending (its oldest job). `appendsFrom`: the lowest sequence an append under way,
  * or begun after this call, may have (RedisLossWatch.mark); members without a job
  * below it are dropped.
  */
 export async function readBullmqSink(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
-  const [hash, gaps] = await Promise.all([readStateHash(redis, keys), redis.lrange(keys.gaps, 0, -1)]);
-  const top = hash.pending > 0 ? ((await redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom)) as [string, string] | null) : null;
-  const oldest = top?.[0] ?? null;
-  const state: OutboxState = {
-    pending: Math.max(0, hash.pending),
-    total_delivered: hash.total_delivered,
-    total_failed: hash.total_failed,
-    replay_gaps: hash.replay_gaps,
-    last_error: hash.last_error,
-    outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: hash.bytes },
-    oldest_pending_age_ms: oldest === null ? null : Math.max(0, Date.now() - Number(oldest)),
-    dead_letters: Math.max(0, hash.dead_letters),
-    gaps: gaps.map((g) => JSON.parse(g) as ReplayGap),
+  const [h, gaps] = await Promise.all([redis.hgetall(keys.state), redis.lrange(keys.gaps, 0, -1)]);
+  const n = (field: string): number => Math.max(0, Number(h[field] ?? 0));
+  const top = n('pending') > 0 ? ((await redis.eval(OLDEST_PENDING, 1, keys.enqueued, keys.base, JOB_ID_PREFIX, appendsFrom)) as [string, string] | null) : null;
+  const counts: OutboxCounts = {
+    pending: n('pending'),
+    dead_letters: n('dead_letters'),
+    bytes: n('bytes'),
+    total_delivered: n('total_delivered'),
+    total_failed: n('total_failed'),
+    replay_gaps: n('replay_gaps'),
+    last_error: h['last_error'] ? (JSON.parse(h['last_error']) as OutboxState['last_error']) : null,
   };
-  return { state, storeId: hash.store_id, oldestSequence: top && top[1] !== '' ? Number(top[1]) : null };
+  const state = outboxState('redis', counts, top ? Number(top[0]) : null, gaps.map((g) => JSON.parse(g) as ReplayGap), blocked, Date.now());
+  // store_id is set by the outbox that made the hash (redis-loss-watch.ts): its absence tells Redis lost it.
+  return { state, storeId: h['store_id'] ?? null, oldestSequence: top && top[1] !== '' ? Number(top[1]) : null };
 }

@@ -1,5 +1,5 @@
 import type { DeadLetter, OutboxEntry, ReplayGap } from '../contracts/outbox.js';
-import type { EmbeddedCounts } from './embedded-state.js';
+import type { OutboxCounts } from './outbox-state.js';
 import { noCounters, type Counters, type EntryRecord, type JournalRecord } from './journal-records.js';
 
 /** Where a record's line is: segment number, byte offset and length. */
@@ -88,7 +88,7 @@ export class JournalBook {
   }
 
   /** What the book holds, with `counters` (the committed ones, or the live ones of an open outbox). */
-  counts(counters: Counters = this.counters): EmbeddedCounts {
+  counts(counters: Counters = this.counters): OutboxCounts {
     return { ...counters, pending: this.pending, dead_letters: this.deadLetters, bytes: this.bytes };
   }
 

@@ -20,7 +20,6 @@ export interface JournalOutboxStoreOptions {
  * imported once, at the first open (lmdb-import.ts).
  */
 export class JournalOutboxStore implements OutboxStore<JournalOutbox> {
-  readonly kind = 'embedded' as const;
   private readonly budget: OutboxBudget;
   private readonly outboxes = new Set<JournalOutbox>();
   private imported: Promise<void> | null = null;
@@ -52,10 +51,6 @@ export class JournalOutboxStore implements OutboxStore<JournalOutbox> {
     const outbox = new JournalOutbox(sink, book, segments, this.budget, (o) => this.outboxes.delete(o));
     this.outboxes.add(outbox);
     return outbox;
-  }
-
-  setLimits(limits: OutboxLimits): void {
-    this.budget.setLimits(limits);
   }
 
   async close(): Promise<void> {

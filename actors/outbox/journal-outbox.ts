@@ -1,6 +1,6 @@
 import type { DeadLetter, LeasedOutbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { AppendSignal } from './append-signal.js';
-import { embeddedState } from './embedded-state.js';
+import { outboxState } from './outbox-state.js';
 import { countFailure, withGap } from './gap-list.js';
 import { BodyCache } from './body-cache.js';
 import { entryRecord, toDeadLetter, toEntry, type Item, type JournalBook } from './journal-book.js';
@@ -195,7 +195,7 @@ export class JournalOutbox implements LeasedOutbox {
 
   async state(): Promise<OutboxState> {
     this.assertOpen();
-    return embeddedState(this.book.counts(this.commits.counters), this.oldestPending(), [...this.commits.gaps], this.budget.reason, Date.now());
+    return outboxState('embedded', this.book.counts(this.commits.counters), this.oldestPending(), [...this.commits.gaps], this.budget.reason, Date.now());
   }
 
   async close(): Promise<void> {

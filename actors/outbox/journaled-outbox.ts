@@ -1,9 +1,11 @@
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
+import { AppendSignal } from './append-signal.js';
 import { groupsOf, timed, type JobGroup } from './bullmq-jobs.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
 import { journalEntries, journalJobs } from './outage-journal.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
+import { noCounts, outboxState } from './outbox-state.js';
 import type { RedisHealth } from './redis-health.js';
 
 /** How often a sink whose journal holds entries asks whether Redis answers. */
@@ -29,6 +31,8 @@ export interface JournaledOutboxParts {
   batchSize: number;
   /** The sink's Redis outbox, once opened; opens it (rejects while Redis does not answer). */
   redis: BullmqOutbox | null;
+  /** Why `redis` is null: what Redis last said (a refusal of weir's sign-in or certificate). @defaultValue Redis did not answer */
+  unopened?: string | undefined;
   openRedis: () => Promise<BullmqOutbox>;
   /** The outage journal (the embedded store's outbox of the sink, only appended, leased and acknowledged). */
   journal: LeasedOutbox;
@@ -64,12 +68,12 @@ export class JournaledOutbox implements Outbox {
   private lastRedis: OutboxState | null = null;
   private lastGapInRedis = false;
   private down: string | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendSignal();
 
   constructor(private readonly p: JournaledOutboxParts) {
     this.sink = p.sink;
     this.redis = p.redis;
-    if (!this.redis) this.outage('Redis did not answer when the sink opened');
+    if (!this.redis) this.outage(p.unopened ?? 'Redis did not answer when the sink opened');
     this.startMoving();
   }
 
@@ -78,7 +82,7 @@ export class JournaledOutbox implements Outbox {
     if (!this.journaling && this.redis) {
       try {
         await this.toRedis(this.redis.add(timed(groups, Date.now())));
-        this.notify();
+        this.appended.fire();
         return;
       } catch (err) {
         if (!redisRefused(err)) throw err;
@@ -154,20 +158,28 @@ export class JournaledOutbox implements Outbox {
             await this.sleep(10);
             continue;
           }
+          // Marks a crash left between a deletion and its endMove: no entry is left to match them.
+          await this.toRedis(redis.endMove());
           this.answered();
           this.journaling = false;
           return;
         }
         retry = step;
         const { jobs, rest } = journalJobs(step.entries, step.complete);
-        await this.toRedis(redis.add(jobs));
+        const ids = jobs.map((j) => j.id);
+        // Marked before the add, so a worker that settles a job marks it settled: a move cut
+        // short before the journal deletion (a crash) does not add it again at a later
+        // start, however long after its delivery BullMQ forgot its id.
+        const settled = await this.toRedis(redis.beginMove(ids));
+        await this.toRedis(redis.add(jobs.filter((j) => !settled.has(j.id))));
         this.answered();
         this.movedUnacked = jobs.reduce((n, j) => n + j.events.length, 0);
         await this.p.journal.ack(jobs.flatMap((j) => j.entryIds));
         retry = null;
         held = rest;
         this.movedUnacked = 0;
-        this.notify();
+        this.appended.fire();
+        await this.toRedis(redis.endMove(ids));
       } catch (err) {
         // Still leased, in `retry`: added again at the next try, which adds nothing twice.
         this.movedUnacked = 0;
@@ -218,12 +230,7 @@ export class JournaledOutbox implements Outbox {
   }
 
   onAppend(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private notify(): void {
-    for (const listener of this.listeners) listener();
+    return this.appended.on(listener);
   }
 
   listDeadLetters(limit: number): Promise<DeadLetter[]> {
@@ -300,7 +307,8 @@ export class JournaledOutbox implements Outbox {
         this.startMoving();
       }
     }
-    return this.lastRedis ?? nothingRead();
+    // Before Redis ever answered: nothing of Redis's part is known.
+    return this.lastRedis ?? outboxState('redis', noCounts(), null, [], null, 0);
   }
 
   /** Stops the move (a move cut short is done again at the next start), then closes both stores. */
@@ -310,19 +318,4 @@ export class JournaledOutbox implements Outbox {
     await this.p.deadline.within(this.moving ?? Promise.resolve());
     await Promise.all([this.redis?.close(), this.p.journal.close()]);
   }
-}
-
-/** Redis's part of the state before Redis ever answered. */
-function nothingRead(): OutboxState {
-  return {
-    pending: 0,
-    total_delivered: 0,
-    total_failed: 0,
-    replay_gaps: 0,
-    last_error: null,
-    outbox_storage: { store: 'redis', write_blocked: false, write_blocked_reason: null, bytes: 0 },
-    oldest_pending_age_ms: null,
-    dead_letters: 0,
-    gaps: [],
-  };
 }

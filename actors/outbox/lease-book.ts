@@ -7,20 +7,12 @@
 export class LeaseBook<T> {
   private readonly held = new Map<string, { value: T; settling: boolean }>();
 
-  get size(): number {
-    return this.held.size;
-  }
-
   has(id: string): boolean {
     return this.held.has(id);
   }
 
   add(id: string, value: T): void {
     this.held.set(id, { value, settling: false });
-  }
-
-  values(): T[] {
-    return [...this.held.values()].map((l) => l.value);
   }
 
   delete(id: string): void {

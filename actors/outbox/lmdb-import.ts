@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic-json.js';
-import { entryRecord, type Item } from './journal-book.js';
 import { outboxDir, sinkDir } from './journal-files.js';
-import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
+import { commitRecord, encodeBatch, type EntryRecord, type JournalRecord } from './journal-records.js';
+import type { RetryMark, StoredDead } from './lmdb-outbox.js';
 
 /**
  * Moves an LMDB outbox that an earlier version left in the state dir
@@ -16,8 +16,7 @@ import { commitRecord, encodeBatch, type JournalRecord } from './journal-records
 export async function importLmdbOutbox(stateDir: string): Promise<void> {
   const dir = outboxDir(stateDir);
   if (!fs.existsSync(path.join(dir, 'data.mdb'))) return;
-  const { openOutboxEnv, openSinkDb } = await import('./lmdb-env.js');
-  const records = await import('./lmdb-records.js');
+  const { openOutboxEnv, openSinkDb, readCounters, readGaps, recordsOf } = await import('./lmdb-outbox.js');
   const env = openOutboxEnv(stateDir, false);
   try {
     for (const name of [...env.getKeys()].map(String)) {
@@ -26,30 +25,18 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
       const target = path.join(sinkDir(stateDir, sink), '0000000000.log');
       if (fs.existsSync(target)) continue;
       const db = openSinkDb(env, sink);
-      const retries = new Map<number, { attempts: number; not_before_unix_ms: number }>();
-      for (const { key, value } of db.getRange(records.range('r'))) retries.set(records.positionOf(key), value as { attempts: number; not_before_unix_ms: number });
+      const retries = new Map(recordsOf<RetryMark>(db, 'r'));
       const out: JournalRecord[] = [];
       for (const kind of ['p', 'd'] as const) {
-        for (const { key, value } of db.getRange(records.range(kind))) {
-          const pos = records.positionOf(key);
-          const stored = value as import('./lmdb-records.js').StoredDead;
+        for (const [pos, stored] of recordsOf<StoredDead>(db, kind)) {
+          const r: EntryRecord = { k: 'e', p: pos, i: stored.id, s: stored.sequence, t: stored.enqueued_at_unix_ms, r: stored.replayed_at_unix_ms, b: stored.body };
           const mark = retries.get(pos);
-          const item: Item = {
-            pos,
-            id: stored.id,
-            sequence: stored.sequence,
-            enqueued_at_unix_ms: stored.enqueued_at_unix_ms,
-            replayed_at_unix_ms: stored.replayed_at_unix_ms,
-            bytes: 0,
-            at: { seg: 0, off: 0, len: 0 },
-            attempts: kind === 'd' ? stored.attempts : (mark?.attempts ?? 0),
-            notBefore: kind === 'd' ? 0 : (mark?.not_before_unix_ms ?? 0),
-            dead: kind === 'd' ? { error: stored.error, at_unix_ms: stored.dead_at_unix_ms } : null,
-          };
-          out.push(entryRecord(item, stored.body));
+          if (kind === 'd') Object.assign(r, { n: stored.attempts, x: stored.error, y: stored.dead_at_unix_ms });
+          else if (mark) Object.assign(r, { n: mark.attempts, w: mark.not_before_unix_ms });
+          out.push(r);
         }
       }
-      out.push(commitRecord(records.readCounters(db), records.readGaps(db)));
+      out.push(commitRecord(readCounters(db), readGaps(db)));
       await writeFileAtomic(target, encodeBatch(out).buf.toString());
     }
   } finally {

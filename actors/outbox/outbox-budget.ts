@@ -33,7 +33,7 @@ export class OutboxBudget {
    * @param lastKnown the block a previous run left, standing until an append fits
    */
   constructor(
-    private limits: OutboxLimits,
+    private readonly limits: OutboxLimits,
     private readonly statfsDir: string | null,
     private readonly onChange: (reason: WriteBlockReason | null) => void,
     lastKnown: WriteBlockReason | null = null,
@@ -53,11 +53,6 @@ export class OutboxBudget {
 
   bytesOf(sink: string): number {
     return this.held.get(sink) ?? 0;
-  }
-
-  setLimits(limits: OutboxLimits): void {
-    this.limits = limits;
-    this.free = null;
   }
 
   /**

@@ -5,15 +5,8 @@ export interface AppendErrorOptions {
   cause?: unknown;
 }
 
-/** An append the store refused. */
-abstract class AppendRefused<C extends 'OUTBOX_WRITE_BLOCKED' | 'OUTBOX_UNAVAILABLE'> extends WeirError<C> {
-  constructor(code: C, message: string, options?: AppendErrorOptions) {
-    super(code, message, options);
-  }
-}
-
 /** Disk protection (or a full Redis) pauses new outbox writes; the caller records a gap. */
-export class OutboxWriteBlocked extends AppendRefused<'OUTBOX_WRITE_BLOCKED'> {
+export class OutboxWriteBlocked extends WeirError<'OUTBOX_WRITE_BLOCKED'> {
   constructor(
     readonly reason: WriteBlockReason,
     message: string,
@@ -24,7 +17,7 @@ export class OutboxWriteBlocked extends AppendRefused<'OUTBOX_WRITE_BLOCKED'> {
 }
 
 /** The store cannot be reached (Redis down). */
-export class OutboxUnavailable extends AppendRefused<'OUTBOX_UNAVAILABLE'> {
+export class OutboxUnavailable extends WeirError<'OUTBOX_UNAVAILABLE'> {
   constructor(message: string, options?: AppendErrorOptions) {
     super('OUTBOX_UNAVAILABLE', message, options);
   }
@@ -32,7 +25,7 @@ export class OutboxUnavailable extends AppendRefused<'OUTBOX_UNAVAILABLE'> {
 
 /** A call on an outbox after its close(). */
 export class OutboxClosed extends WeirError<'OUTBOX_CLOSED'> {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: AppendErrorOptions) {
     super('OUTBOX_CLOSED', message, options);
   }
 }

@@ -8,13 +8,12 @@ import type { StopDeadline } from '../base/stop-deadline.js';
 import { JournaledOutbox } from './journaled-outbox.js';
 import { NodeIdInUseError } from './redis-node-claim.js';
 import { RedisHealth } from './redis-health.js';
+import { RedisRefusedError } from '../redis/redis-refusal.js';
 
 /** How long a sink's opening waits for Redis before its appends go to the outage journal. */
 const REDIS_OPEN_WAIT_MS = 3000;
 
 export interface OutboxStores {
-  /** The kind sinks are kept in: `redis` when Redis was reachable at start, else `embedded`. */
-  readonly kind: 'redis' | 'embedded';
   open(sink: string, opts?: OutboxOpenOptions): Promise<SinkOutbox>;
   /** Whether the sinks reach Redis now (RedisHealth); null for the embedded kind. */
   redisUp(): boolean | null;
@@ -52,7 +51,7 @@ export interface OutboxStoreEvents {
 export async function openOutboxStores(config: WeirConfig, { onRedisError, unreachable, reachable, lost, claimLost, runFirstSequence, deadline }: OutboxStoreEvents): Promise<OutboxStores> {
   const embedded = new JournalOutboxStore({ stateDir: config.node.state_dir, limits: config.outbox });
   if (!config.redis) {
-    return { kind: 'embedded', open: async (sink) => ({ store: 'embedded', outbox: await embedded.open(sink) }), redisUp: () => null, close: () => embedded.close() };
+    return { open: async (sink) => ({ store: 'embedded', outbox: await embedded.open(sink) }), redisUp: () => null, close: () => embedded.close() };
   }
   const { BullmqOutboxStore } = await import('./bullmq-outbox-store.js');
   const connect = (): Promise<BullmqOutboxStore> =>
@@ -67,8 +66,14 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       onClaimLost: claimLost,
     });
   const health = new RedisHealth({ lost: unreachable, back: reachable });
+  // The last refusal of weir by Redis (RedisRefusedError), which a sink opened meanwhile names as its outage.
+  let refused: string | undefined;
+  const noteRefusal = (err: unknown): void => {
+    refused = err instanceof RedisRefusedError ? err.message : undefined;
+  };
   let redis = await connect().catch((err: unknown) => {
     if (err instanceof NodeIdInUseError) throw err;
+    noteRefusal(err);
     unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks keep events in their outage journals until Redis answers`);
     health.markLost();
     return null;
@@ -91,6 +96,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       },
       (err: unknown) => {
         connecting = null;
+        noteRefusal(err);
         if (err instanceof NodeIdInUseError && !refusedTold) {
           refusedTold = true;
           claimLost(`${err.message}; the sinks keep events in their outage journals`);
@@ -101,7 +107,6 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
     return connecting;
   };
   return {
-    kind: 'redis',
     redisUp: () => health.up,
     async open(sink, opts) {
       const journal = await embedded.open(sink);
@@ -114,7 +119,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
       );
       // An open that answers late is taken; one that failed is tried again.
       const openRedis = (): Promise<BullmqOutbox> => (opening = opening.catch(() => late().then((store) => store.open(sink, opts))));
-      const outbox = new JournaledOutbox({ sink, batchSize: opts?.batchSize ?? 1, redis: first, openRedis, journal, deadline, health });
+      const outbox = new JournaledOutbox({ sink, batchSize: opts?.batchSize ?? 1, redis: first, unopened: refused, openRedis, journal, deadline, health });
       return { store: 'redis', outbox };
     },
     async close() {

@@ -1,18 +1,23 @@
-import { redisAddressOf } from '../redis/redis-client.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { connectRedis, redisAddressOf, type RedisAddress } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import type { WeirConfig } from '../config/schema.js';
-import type { OutboxState } from '../contracts/outbox.js';
-import { readOutboxState } from './read-outbox-state.js';
+import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
+import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
+import { readBullmqSink } from './bullmq-sink-state.js';
+import { outboxState } from './outbox-state.js';
+import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
 
 /**
- * A Webhook sink's state read straight from its outbox, with no node running: the
- * embedded store in the state dir, or with Redis configured, Redis (when reachable)
- * plus what the outage journal in the state dir still owes the queue. Null when
- * neither holds anything of the sink.
+ * A Webhook sink's state read straight from its outbox, with no node running (`weir
+ * connector state`): the embedded store in the state dir, or with Redis configured,
+ * Redis (when reachable) plus what the outage journal in the state dir still owes the
+ * queue. Null when neither holds anything of the sink.
  */
 export async function readSinkOutboxState(config: WeirConfig, sink: string): Promise<OutboxState | null> {
   const embedded = await readOutboxState(config.node.state_dir, sink);
   if (!config.redis) return embedded;
-  const { readRedisOutboxState } = await import('./read-bullmq-outbox-state.js');
   const redis = await readRedisOutboxState(redisAddressOf(config.redis), config.node.id, sink).catch(() => null);
   if (!redis || !embedded) return redis ?? embedded;
   const ages = [redis.oldest_pending_age_ms, embedded.oldest_pending_age_ms].filter((a) => a !== null);
@@ -22,4 +27,37 @@ export async function readSinkOutboxState(config: WeirConfig, sink: string): Pro
     outbox_storage: { ...redis.outbox_storage, bytes: redis.outbox_storage.bytes + embedded.outbox_storage.bytes },
     oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
   };
+}
+
+/**
+ * A sink's embedded outbox state: its journal replayed read-only (a batch the node is
+ * writing meanwhile is not complete and does not count), or an LMDB outbox of an
+ * earlier version that no node imported yet. Null when the state dir holds no outbox
+ * of that sink. write_blocked is the last one the node recorded.
+ */
+export async function readOutboxState(stateDir: string, sink: string): Promise<OutboxState | null> {
+  if (fs.existsSync(path.join(outboxDir(stateDir), 'data.mdb'))) {
+    const { readLmdbOutboxState } = await import('./lmdb-outbox.js');
+    return readLmdbOutboxState(stateDir, sink);
+  }
+  const dir = sinkDir(stateDir, sink);
+  if (!fs.existsSync(dir)) return null;
+  const { book } = await replayJournal(dir);
+  return outboxState('embedded', book.counts(), book.oldestPending(), book.gaps, readWriteBlock(stateDir), Date.now());
+}
+
+/** A sink's Redis outbox state: reads only, so it is safe while the node runs. Rejects when Redis cannot be reached. */
+export async function readRedisOutboxState(url: RedisAddress, nodeId: string, sink: string): Promise<OutboxState> {
+  const redis = connectRedis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect().catch((err: unknown) => {
+      throw refusalOf(redis, err);
+    });
+    const blocked = ((await redis.hget(nodeOutboxKey(nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;
+    // From 0: a member without a job may be of an append under way of a running node, and is left alone.
+    return (await readBullmqSink(redis, sinkKeys(nodeId, sink), blocked, 0)).state;
+  } finally {
+    redis.disconnect();
+  }
 }

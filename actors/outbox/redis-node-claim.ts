@@ -48,13 +48,13 @@ export function describe(h: ClaimHolder): string {
 /*
  * Takes the claim when nobody holds it, this run holds it, or the state dir's previous
  * run held it (a kill -9 leaves its claim until it lapses); answers the holder's fields
- * otherwise. KEYS[1] claim; ARGV: run, previous run ('' if none), ttl ms, host, pid,
+ * otherwise (in holderOf's order). KEYS[1] claim; ARGV: run, previous run ('' if none), ttl ms, host, pid,
  * state_dir, since.
  */
 const CLAIM_SCRIPT = `
 local held = redis.call('HGET', KEYS[1], 'run')
 if held and held ~= ARGV[1] and held ~= ARGV[2] then
-  return redis.call('HGETALL', KEYS[1])
+  return redis.call('HMGET', KEYS[1], 'run', 'host', 'pid', 'state_dir', 'since_unix_ms')
 end
 if held ~= ARGV[1] then
   redis.call('DEL', KEYS[1])
@@ -113,7 +113,7 @@ export class RedisNodeClaim {
     const holder = await claim.claim(previous).catch(async (err: unknown) => {
       // A Redis out of memory refuses the write, not the read: the id is still checked.
       if (!isOutOfMemory(err)) throw err;
-      const found = holderOf(await redis.hgetall(nodeClaimKey(opts.nodeId)));
+      const found = holderOf(await redis.hmget(nodeClaimKey(opts.nodeId), 'run', 'host', 'pid', 'state_dir', 'since_unix_ms'));
       return found && found.run !== previous ? found : null;
     });
     if (holder) throw new NodeIdInUseError(opts.nodeId, holder, ttlMs);
@@ -153,8 +153,7 @@ export class RedisNodeClaim {
 
   /** Runs the claim script; the holder when another run holds the id, else null. */
   private async claim(previous: string): Promise<ClaimHolder | null> {
-    const answer = (await this.redis.eval(CLAIM_SCRIPT, 1, nodeClaimKey(this.opts.nodeId), this.run, previous, String(this.ttlMs), ...this.fields)) as string[];
-    return holderOf(pairs(answer));
+    return holderOf((await this.redis.eval(CLAIM_SCRIPT, 1, nodeClaimKey(this.opts.nodeId), this.run, previous, String(this.ttlMs), ...this.fields)) as (string | null)[]);
   }
 
   private previousRun(): string {
@@ -174,13 +173,7 @@ export class RedisNodeClaim {
   }
 }
 
-function pairs(flat: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
-  return out;
-}
-
-function holderOf(h: Record<string, string>): ClaimHolder | null {
-  if (!h['run']) return null;
-  return { run: h['run'], host: h['host'] ?? '?', pid: h['pid'] ?? '?', state_dir: h['state_dir'] ?? '?', since_unix_ms: h['since_unix_ms'] ?? '' };
+/** The holder from its fields run, host, pid, state_dir and since_unix_ms, in that order; null when none holds the id. */
+function holderOf([run, host, pid, stateDir, since]: readonly (string | null | undefined)[]): ClaimHolder | null {
+  return run ? { run, host: host ?? '?', pid: pid ?? '?', state_dir: stateDir ?? '?', since_unix_ms: since ?? '' } : null;
 }

@@ -76,7 +76,8 @@ export class DirectUdpUpstream implements UdpUpstream {
       await new Promise<void>((resolve, reject) => {
         const socket = upstream.socketFor(isIP(address) === 6 ? 6 : 4);
         socket.once('error', reject);
-        socket.bind(0, () => {
+        // exclusive: in a worker of node.workers, a socket of its own, not one node:cluster shares through the hub.
+        socket.bind({ port: 0, exclusive: true }, () => {
           socket.off('error', reject);
           resolve();
         });

@@ -22,7 +22,8 @@ export function bindRelaySocket(localAddress: string): Promise<RelaySocket> {
       socket.close();
       reject(err);
     });
-    socket.bind(0, host, () => {
+    // exclusive: in a worker of node.workers, a socket of its own, not one node:cluster shares through the hub.
+    socket.bind({ port: 0, address: host, exclusive: true }, () => {
       socket.removeAllListeners('error');
       resolve({ socket, bound: { host, port: socket.address().port } });
     });

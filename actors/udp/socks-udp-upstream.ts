@@ -59,7 +59,8 @@ export class SocksUdpUpstream implements UdpUpstream {
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
-        socket.bind(0, local !== undefined && isIP(local) === family ? local : undefined, () =>
+        // exclusive: in a worker of node.workers, a socket of its own, not one node:cluster shares through the hub.
+        socket.bind({ port: 0, ...(local !== undefined && isIP(local) === family && { address: local }), exclusive: true }, () =>
           socket.connect(relay.port, relay.host, () => {
             socket.off('error', reject);
             resolve();

@@ -1,4 +1,5 @@
 import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
+import { refusalOf } from '../redis/redis-refusal.js';
 import type { Logger } from 'pino';
 import type { WebhookSinkConfig } from '../config/schema.js';
 import type { BullmqDelivery } from '../outbox/bullmq-delivery.js';
@@ -41,7 +42,9 @@ export class ExternalDelivery {
 
   /** Rejects when Redis does not answer, also with `nodeId` set, where the search asks it nothing. */
   async start(): Promise<void> {
-    await this.redis.ping();
+    await this.redis.ping().catch((err: unknown) => {
+      throw refusalOf(this.redis, err);
+    });
     await this.search();
     this.timer = setInterval(() => {
       this.searching = this.searching.then(() => this.search()).catch((err: unknown) => this.opts.log.warn({ err: String(err) }, 'search for sink queues failed'));

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/redis-client.js';
+import { refusalOf } from '../../actors/redis/redis-refusal.js';
 import { parseListen, API_KEY_MIN_LENGTH } from '../../actors/config/schema-control.js';
 import { Secret } from '../../actors/config/secret.js';
 import { createLogger } from '../../actors/engine/logger.js';
@@ -57,7 +58,8 @@ export async function dashboardCommand(args: readonly string[], flags: Dashboard
       failing = false;
     } catch (err) {
       // Logged once per outage; the board keeps the queues it last found.
-      if (!failing) log.warn({ err: err instanceof Error ? err.message : String(err) }, 'weir dashboard cannot search Redis for sink queues');
+      const why = refusalOf(redis, err);
+      if (!failing) log.warn({ err: why instanceof Error ? why.message : String(why) }, 'weir dashboard cannot search Redis for sink queues');
       failing = true;
     }
   };

@@ -2,6 +2,7 @@ import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../..
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
+import { refusalOf } from '../../actors/redis/redis-refusal.js';
 import { age, keyValues, printJson, table } from '../format.js';
 import { fileConfigSource } from './run.js';
 
@@ -26,7 +27,7 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
     const { readFleet } = await import('../../actors/fleet/read-fleet.js');
     members = await readFleet(redis);
   } catch (err) {
-    throw await explainRedisError(err, firstUrl(address));
+    throw await explainRedisError(refusalOf(redis, err), firstUrl(address));
   } finally {
     redis.disconnect();
   }
@@ -52,7 +53,9 @@ function redisOf(flags: FleetFlags): RedisAddress {
   const result = fileConfigSource(flags.config, { lenientSecrets: true }).load();
   if (!result.ok) throw new UsageError(`${flags.config}: ${result.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
   if (!result.config.redis) throw new UsageError(`${flags.config} has no redis`);
-  return redisAddressOf(result.config.redis);
+  const address = redisAddressOf(result.config.redis);
+  if (firstUrl(address) === '') throw new UsageError(`${flags.config}: redis cannot be resolved here (its env var or file)`);
+  return address;
 }
 
 const pendingOf = (m: FleetMember): number => m.presence?.sinks.reduce((n, s) => n + s.pending, 0) ?? 0;

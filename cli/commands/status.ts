@@ -1,3 +1,4 @@
+import type { WorkerView } from '../../actors/engine/data-plane.js';
 import type { ConnectorState } from '../../actors/contracts/sink.js';
 import type { StatsSnapshot } from '../../streams/contract.js';
 import { age, bytes, count, keyValues, printJson, table } from '../format.js';
@@ -22,7 +23,13 @@ interface RuntimeView {
   log_files: string[];
   mode: { mode: string; global_target: string | null };
   inbounds: InboundView[];
+  /** node.workers above 1: the worker processes; null when the node runs its flows itself. */
+  workers: WorkerView[] | null;
   memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number };
+}
+
+function showWorker(w: WorkerView, now: number): string {
+  return `${w.id}: pid ${w.pid}, ${count(w.active_flows)} active, ${count(w.started_flows)} started, up ${age(Math.max(0, now - w.started_at_unix_ms))}`;
 }
 
 function showInbound(i: InboundView): string {
@@ -32,6 +39,8 @@ function showInbound(i: InboundView): string {
 /** One `key  value` line per fact; a list (the inbounds) one line per item under its key. */
 function facts(r: RuntimeView, s: StatsSnapshot): [string, string][] {
   const inbounds = r.inbounds.length === 0 ? ['-'] : r.inbounds.map(showInbound);
+  const now = Date.now();
+  const workers = r.workers === null ? [] : r.workers.length === 0 ? ['none running'] : r.workers.map((w) => showWorker(w, now));
   return [
     ['node', r.node_id],
     ['version', r.version],
@@ -42,6 +51,7 @@ function facts(r: RuntimeView, s: StatsSnapshot): [string, string][] {
     ['log_level', r.log_level],
     ['log_files', r.log_files.join(', ') || '-'],
     ...inbounds.map((line, i): [string, string] => [i === 0 ? 'inbounds' : '', line]),
+    ...workers.map((line, i): [string, string] => [i === 0 ? 'workers' : '', line]),
     ['rss', bytes(r.memory.rss_bytes)],
     ['heap', `${bytes(r.memory.heap_used_bytes)} of ${bytes(r.memory.heap_total_bytes)}`],
     ['flows', `${count(s.active_sessions)} active, ${count(s.total_started)} started`],

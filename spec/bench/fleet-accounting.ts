@@ -1,5 +1,5 @@
 import { inAnyGap, type Gap } from '../support/replay-gaps.js';
-import { num } from './fleet-report.js';
+import { columns, num } from './fleet-report.js';
 
 /** One flow.completed a node archived in its JSONL sink. */
 export interface ArchivedEvent {
@@ -82,8 +82,7 @@ export function formatAccounts(accounts: readonly NodeAccount[], shown: Readonly
   const rows = [...accounts.filter((a) => shown.has(a.nodeId) || a.unaccounted > 0), total];
   const header = ['NODE', 'ARCHIVED', 'ACKNOWLEDGED', 'OF WHICH IN A GAP', 'IN A GAP, NOT ACKED', 'UNACCOUNTED'];
   const cells = [header, ...rows.map((a) => [a.nodeId, ...[a.archived, a.acknowledged, a.acknowledgedInGap, a.inGap, a.unaccounted].map((n) => num(n))])];
-  const widths = header.map((_, i) => Math.max(...cells.map((c) => c[i]!.length)));
-  const table = cells.map((c) => c.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')).join('\n');
+  const table = columns(cells);
   const verdict =
     total.unaccounted === 0
       ? `verdict: every archived flow.completed accounted for (${num(total.acknowledged)} acknowledged, ${num(total.inGap)} in a reported replay gap)`

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { RedisAddress } from '../../actors/redis/redis-client.js';
 import { e2eConfig } from '../support/node-config.js';
 
 /** The Webhook sink every node of the simulation has, and `weir deliver` delivers. */
@@ -12,8 +13,14 @@ export interface FleetNodeParts {
   readonly stateDir: string;
   readonly socksPort: number;
   readonly controlPort: number;
-  readonly redisUrl: string;
+  readonly redis: RedisAddress;
   readonly receiverUrl: string;
+}
+
+/** The config's `redis`: a standalone server's `url`, or a cluster's seeds. */
+function redisConfig(address: RedisAddress): Record<string, unknown> {
+  if (typeof address === 'string') return { url: address };
+  return 'cluster' in address ? { cluster: address.cluster } : { url: address.url };
 }
 
 /** The node's JSONL archive of its flow.completed events: what it published, for the check after a kill -9. */
@@ -46,20 +53,20 @@ export function fleetNodeConfig(p: FleetNodeParts): Record<string, unknown> {
     node: { id: p.nodeId, state_dir: p.stateDir },
     log: { level: 'warn' },
     control: { listen: `127.0.0.1:${p.controlPort}`, api_key: FLEET_API_KEY },
-    redis: { url: p.redisUrl },
+    redis: redisConfig(p.redis),
     event_sinks: [{ type: 'jsonl', tag: 'archive', path: archivePath(p.stateDir), events: ['flow.completed'] }, webhookSink(p.receiverUrl)],
   };
 }
 
 /** The config of the `weir deliver` workers: the same sink and Redis, no inbound. */
-export function deliverConfig(stateDir: string, redisUrl: string, receiverUrl: string): Record<string, unknown> {
+export function deliverConfig(stateDir: string, redis: RedisAddress, receiverUrl: string): Record<string, unknown> {
   return {
     node: { id: 'fleet-deliver', state_dir: stateDir },
     log: { level: 'warn' },
     control: { listen: '127.0.0.1:0', api_key: FLEET_API_KEY },
     outbounds: [{ type: 'direct', tag: 'direct' }],
     route: { final: 'direct' },
-    redis: { url: redisUrl },
+    redis: redisConfig(redis),
     event_sinks: [webhookSink(receiverUrl)],
   };
 }

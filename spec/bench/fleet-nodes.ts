@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RedisAddress } from '../../actors/redis/redis-client.js';
 import { freePorts } from '../support/free-port.js';
 import { readJsonl } from '../support/jsonl.js';
 import { startNode, type WeirNode } from '../support/start-node.js';
@@ -17,15 +18,15 @@ export interface FleetNode {
   readonly archive: string;
 }
 
-/** Starts `count` nodes `fleet-1`… on one Redis, each in its own dir under `dir`; all or none. */
-export async function startFleetNodes(count: number, dir: string, redisUrl: string, receiverUrl: string): Promise<FleetNode[]> {
+/** Starts `count` nodes `fleet-1`… on the fleet's Redis, each in its own dir under `dir`; all or none. */
+export async function startFleetNodes(count: number, dir: string, redis: RedisAddress, receiverUrl: string): Promise<FleetNode[]> {
   const started = await Promise.allSettled(
     Array.from({ length: count }, async (_, i): Promise<FleetNode> => {
       const id = `fleet-${i + 1}`;
       const stateDir = path.join(dir, id);
       fs.mkdirSync(stateDir, { recursive: true });
       const [socksPort, controlPort] = await freePorts(2);
-      const node = await startNode(fleetNodeConfig({ nodeId: id, stateDir, socksPort: socksPort!, controlPort: controlPort!, redisUrl, receiverUrl }));
+      const node = await startNode(fleetNodeConfig({ nodeId: id, stateDir, socksPort: socksPort!, controlPort: controlPort!, redis, receiverUrl }));
       return { id, node, socksPort: socksPort!, control: `127.0.0.1:${controlPort!}`, archive: archivePath(stateDir) };
     }),
   );

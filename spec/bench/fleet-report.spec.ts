@@ -9,6 +9,7 @@ const member = (node_id: string, state: 'up' | 'stale'): FleetMember => ({ node_
 const measured: FleetMeasurements = {
   nodes: 6,
   workers: 2,
+  redis: 'a Redis Cluster of 3 masters and 3 replicas',
   concurrency: 2,
   loadMs: 20_000,
   idleMs: 20_000,
@@ -17,9 +18,13 @@ const measured: FleetMeasurements = {
   idleCommandsPerNodeWithWorkers: 3.5,
   pending: 1000,
   bytesPerPending: 2500,
+  keyBytesPerPending: 2100,
   drain: { events: 1000, perSecond: 800, p50Ms: 900, p99Ms: 1200 },
   load: { completed: 30_000, failed: 0, perSecond: 1500 },
   delivered: { events: 30_000, perSecond: 1234.4, p50Ms: 12, p99Ms: 480 },
+  commandsPerEvent: 17.25,
+  redisCpuMsPerEvent: 0.0456,
+  workerCpuMsPerEvent: 1.5,
   killed: ['fleet-5', 'fleet-6'],
   fleetBefore: ['fleet-1', 'fleet-2', 'fleet-3', 'fleet-4', 'fleet-5', 'fleet-6'].map((id) => member(id, 'up')),
   fleetAtKill: ['fleet-1', 'fleet-2', 'fleet-3', 'fleet-4', 'fleet-5', 'fleet-6'].map((id) => member(id, 'up')),
@@ -48,8 +53,12 @@ test('the report has one row per figure with its value in its unit', () => {
     'events/s end to end': '1,234',
     'delivery latency p50': '12 ms',
     'delivery latency p99': '480 ms',
+    'Redis commands per event': '17.3',
+    'Redis CPU per event': '0.046 ms',
+    'weir deliver CPU per event': '1.500 ms',
     'backlog drain': '800 ev/s',
     'Redis memory per pending event': '2,500 B',
+    '  keys alone': '2,100 B',
     'Redis memory per idle node': '10.0 KiB',
     'Redis commands/s per idle node': '1.25',
     '  the same with the workers': '3.50',
@@ -58,6 +67,7 @@ test('the report has one row per figure with its value in its unit', () => {
     'weir fleet after the TTL': '4 up, 2 stale (fleet-5, fleet-6)',
     "killed nodes' events delivered": '400 / 400',
   });
+  assert.is(reportRows(measured)[0]!.note, 'a Redis Cluster of 3 masters and 3 replicas (AOF always), one receiver, all on loopback');
   const after = reportRows({ ...measured, staleAfterMs: null }).find((r) => r.figure === 'weir fleet after the TTL')!;
   assert.is(after.note, 'the killed nodes did not go stale within the wait');
 });

@@ -13,7 +13,8 @@ interface Through {
 
 /** One run of the native load client (weir-load.c); every proxy and target is on loopback. */
 export type LoadJob =
-  | (Through & { readonly kind: 'stream'; readonly bytes: number })
+  /** `streams` parallel streams of `bytes` each. @defaultValue 1 */
+  | (Through & { readonly kind: 'stream'; readonly bytes: number; readonly streams?: number })
   | (Through & {
       readonly kind: 'rate';
       readonly concurrency: number;
@@ -36,7 +37,7 @@ export function loadArgs(job: LoadJob): string[] {
   ];
   switch (job.kind) {
     case 'stream':
-      return ['stream', ...common, '--bytes', String(job.bytes)];
+      return ['stream', ...common, '--bytes', String(job.bytes), ...(job.streams === undefined ? [] : ['--streams', String(job.streams)])];
     case 'rate':
       return [
         'rate',

@@ -75,6 +75,10 @@ export async function measurePeer(peer: RunningPeer, l: Load, s: Settings): Prom
     load.stream = loadRound(run.load, 1);
     notes.push(streamThreads(run.threads));
   });
+  await attempt('four streams', async () => {
+    await quiet(target);
+    values.throughput4 = (await stream(target, l, s.streamBytes, 4)).gbit;
+  });
   await attempt('rate', async () => {
     const rate = await steadyRate(target, l, s);
     const failed = failedCycles(rate, '');

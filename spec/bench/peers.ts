@@ -8,7 +8,7 @@ import { spawnGroup, stopChild, waitForPort, type Started } from './children.js'
 import type { Proto } from './load-job.js';
 import type { Origins } from './origins.js';
 
-export const PEER_NAMES = ['node-socks5', 'node-socks5-malloc', 'node-forward', 'weir', 'microsocks', 'dante', 'tinyproxy'] as const;
+export const PEER_NAMES = ['node-socks5', 'node-socks5-malloc', 'node-forward', 'weir', 'weir-w2', 'microsocks', 'dante', 'tinyproxy'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 
 /** The origin ports a peer's clients reach: a forwarder listens once per origin port. */
@@ -48,16 +48,18 @@ export interface WeirOptions {
   readonly hopPort?: number;
   /** The control plane's port on 127.0.0.1; a port of the system's choosing without it. */
   readonly controlPort?: number;
+  /** node.workers. @defaultValue 1 */
+  readonly workers?: number;
 }
 
 /** weir with flow tracking, events and a JSONL sink on, as the issue asks. */
-function weirConfig(port: number, dir: string, { hopPort, controlPort = 0 }: WeirOptions): string {
+function weirConfig(port: number, dir: string, { hopPort, controlPort = 0, workers = 1 }: WeirOptions): string {
   const outbound =
     hopPort === undefined
       ? { type: 'direct', tag: 'direct' }
       : { type: 'socks', tag: 'hop', server: '127.0.0.1', port: hopPort };
   const config = {
-    node: { id: 'bench', state_dir: dir },
+    node: { id: 'bench', state_dir: dir, workers },
     log: { level: 'warn' },
     control: { listen: `127.0.0.1:${controlPort}`, api_key: WEIR_API_KEY },
     inbounds: [{ type: 'socks', tag: 'socks-in', listen: '127.0.0.1', port }],
@@ -92,7 +94,7 @@ export function weirPeer(repoRoot: string, options: WeirOptions = {}): Peer {
   const bin = path.join(repoRoot, 'bin', 'weir');
   const command = fs.existsSync(bin) ? [bin] : [process.execPath, weir];
   return {
-    name: 'weir',
+    name: options.workers === 2 ? 'weir-w2' : 'weir',
     proto: 'socks5',
     missing: fs.existsSync(weir) ? null : `not built (${path.relative(repoRoot, weir)} missing; run npx tsc)`,
     argv: ([port], dir) => [...command, 'run', '-c', writeFile(dir, 'weir.json', weirConfig(port as number, dir, options))],
@@ -135,6 +137,7 @@ export function peers(repoRoot: string): Peer[] {
       },
     },
     weirPeer(repoRoot),
+    weirPeer(repoRoot, { workers: 2 }),
     {
       name: 'microsocks',
       proto: 'socks5',

@@ -87,9 +87,11 @@ export function idleJob(t: Target, l: Load, count: number, concurrency: number, 
   return { kind: 'idle', port: t.ports.echo, proto: t.proto, target: loopback(l.origins.echoPort), count, concurrency, holdMs };
 }
 
-/** One stream of `bytes` in 1 MiB writes through the target to the origin's sink. */
-export async function stream(t: Target, l: Load, bytes: number): Promise<StreamRun> {
-  const job = { kind: 'stream', port: t.ports.sink, proto: t.proto, target: loopback(l.origins.sinkPort), bytes } as const;
+/** `bytes` in 1 MiB writes through the target to the origin's sink, over `streams` parallel connections. */
+export async function stream(t: Target, l: Load, bytes: number, streams = 1): Promise<StreamRun> {
+  const each = Math.floor(bytes / streams);
+  bytes = each * streams;
+  const job = { kind: 'stream', port: t.ports.sink, proto: t.proto, target: loopback(l.origins.sinkPort), bytes: each, streams } as const;
   const root = t.pids[0] as number;
   const threadsBefore = treeThreadTicks(root);
   const { result, proxyS, originS } = await clocked(t, l, () => runLoad(l.binary, job, 150_000));

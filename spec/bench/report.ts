@@ -21,6 +21,7 @@ interface MetricSpec {
 export const METRICS = {
   // Judged against the relay under weir's malloc settings: they change a stream's cost, not the code's.
   throughput: { label: 'one stream, 1 MiB writes', unit: 'Gbit/s', digits: 2, better: 'higher', target: 0.95, load: 'stream', versus: 'node-socks5-malloc' },
+  throughput4: { label: 'four parallel streams, same bytes in all', unit: 'Gbit/s', digits: 2, better: 'higher', target: null, load: null },
   // The proxy's own CPU (all its threads and children) over the stream and the rate run.
   throughput_cpu: { label: 'proxy CPU per GiB streamed', unit: 'CPU s', digits: 2, better: 'lower', target: 1.1, load: 'stream' },
   rate: { label: 'short connections, 50 concurrent', unit: 'conn/s', digits: 0, better: 'higher', target: null, load: 'rate' },
@@ -42,7 +43,7 @@ export type Samples = Record<Metric, Partial<Record<PeerName, (number | undefine
 export type LoadSamples = Record<LoadGroup, Partial<Record<PeerName, (LoadRound | undefined)[]>>>;
 
 export function emptySamples(): Samples {
-  return { throughput: {}, throughput_cpu: {}, rate: {}, rate_cpu: {}, p99: {}, idle: {} };
+  return { throughput: {}, throughput4: {}, throughput_cpu: {}, rate: {}, rate_cpu: {}, p99: {}, idle: {} };
 }
 
 export function emptyLoadSamples(): LoadSamples {

@@ -4,6 +4,7 @@
 // a backlog, a sink's backlog under a node's full connection rate, and the control plane's
 // answers to an operator under load.
 // BENCH_ONLY=proxy,hop,sinks,drain,backlog,limits (any of them, comma-separated) runs only those parts.
+// BENCH_PEERS=node-socks5,weir,weir-w2 (comma-separated) measures only those peers in the proxy part.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +36,7 @@ import {
 } from './report.js';
 import { benchSinks, type SinkSettings } from './sinks.js';
 import { envKnob } from './env-knob.js';
+import { workerRatios } from './worker-ratios.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -146,7 +148,8 @@ interface ProxyPart {
 async function benchProxies(l: Load, tmp: string): Promise<ProxyPart> {
   const all = peers(REPO);
   for (const p of all) if (p.missing) console.log(`skip ${p.name}: ${p.missing}`);
-  const runnable = all.filter((p) => p.missing === null);
+  const wanted = process.env.BENCH_PEERS?.split(',').map((p) => p.trim());
+  const runnable = all.filter((p) => p.missing === null && (!wanted || wanted.includes(p.name)));
   const samples = emptySamples();
   const load = emptyLoadSamples();
   const notes: string[] = [];
@@ -173,7 +176,7 @@ async function benchProxies(l: Load, tmp: string): Promise<ProxyPart> {
     }
   }
   const metrics = summarize(samples, load);
-  console.log(`\n${formatTable(metrics)}\n\n${formatLoadNotes(metrics)}\n`);
+  console.log(`\n${formatTable(metrics)}\n\n${formatLoadNotes(metrics)}\n\n${workerRatios(samples)}\n`);
   return { metrics, skipped: all.filter((p) => p.missing).map((p) => ({ peer: p.name, reason: p.missing })), notes };
 }
 

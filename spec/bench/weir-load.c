@@ -267,6 +267,8 @@ struct opts {
   char host[256];
   int target_port;
   uint64_t bytes;
+  /* Stream mode: parallel streams of `bytes` each, timed from the first one's start to the last one's acknowledgement. */
+  int streams;
   int concurrency;
   double seconds;
   double per_second;
@@ -364,8 +366,8 @@ static int tunnel_ready(struct client *k, int fd) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (!send_all(fd, header, 8)) return 0;
     c->state = S_SENDING;
-    k->stream_began = now_s();
-    c->deadline = k->stream_began + STREAM_TIMEOUT_S;
+    if (k->stream_began == 0) k->stream_began = now_s();
+    c->deadline = now_s() + STREAM_TIMEOUT_S;
     return 1;
   }
   c->state = S_ECHO;
@@ -537,12 +539,12 @@ static void print_cpu(void) {
 
 static void run_stream(struct client *k) {
   double start = now_s();
-  open_one(k);
+  for (int i = 0; i < k->o.streams; i++) open_one(k);
   while (k->active > 0 && now_s() - start < STREAM_TIMEOUT_S + STEP_TIMEOUT_S)
     if (!turn(k, 100)) break;
-  if (k->completed != 1) fail("the stream of %llu bytes was not acknowledged", (unsigned long long)k->o.bytes);
+  if (k->completed != k->o.streams) fail("%ld of %d streams of %llu bytes were acknowledged", k->completed, k->o.streams, (unsigned long long)k->o.bytes);
   double seconds = k->stream_acked - k->stream_began;
-  printf("{\"mode\":\"stream\",\"bytes\":%llu,\"seconds\":%.6f", (unsigned long long)k->o.bytes, seconds);
+  printf("{\"mode\":\"stream\",\"streams\":%d,\"bytes\":%llu,\"seconds\":%.6f", k->o.streams, (unsigned long long)k->o.bytes * (unsigned long long)k->o.streams, seconds);
   print_cpu();
 }
 
@@ -597,7 +599,7 @@ static void run_idle(struct client *k) {
 
 static void usage(void) {
   fail("usage: weir-load origin | weir-load stream|rate|idle --port P --proto socks5|http|none --target HOST:PORT "
-       "[--bytes N] [--concurrency C] [--ms D] [--per-second R] [--count N] [--hold-ms H] [--auth USER:PASS]");
+       "[--bytes N] [--streams S] [--concurrency C] [--ms D] [--per-second R] [--count N] [--hold-ms H] [--auth USER:PASS]");
 }
 
 /* USER:PASS as the RFC 1929 request; each part 1 to 255 bytes. */
@@ -614,7 +616,7 @@ static void set_auth(struct opts *o, const char *v) {
 }
 
 static struct opts parse(int argc, char **argv) {
-  struct opts o = {.proto = P_SOCKS5, .concurrency = 50, .seconds = 3, .count = 5000, .hold_s = 120};
+  struct opts o = {.proto = P_SOCKS5, .streams = 1, .concurrency = 50, .seconds = 3, .count = 5000, .hold_s = 120};
   if (!strcmp(argv[1], "stream")) o.mode = M_STREAM;
   else if (!strcmp(argv[1], "rate")) o.mode = M_RATE;
   else if (!strcmp(argv[1], "idle")) o.mode = M_IDLE;
@@ -630,6 +632,7 @@ static struct opts parse(int argc, char **argv) {
       o.host[colon - v] = 0;
       o.target_port = atoi(colon + 1);
     } else if (!strcmp(name, "--bytes")) o.bytes = strtoull(v, NULL, 10);
+    else if (!strcmp(name, "--streams")) o.streams = atoi(v);
     else if (!strcmp(name, "--concurrency")) o.concurrency = atoi(v);
     else if (!strcmp(name, "--ms")) o.seconds = atof(v) / 1000;
     else if (!strcmp(name, "--per-second")) {
@@ -643,7 +646,7 @@ static struct opts parse(int argc, char **argv) {
     else usage();
   }
   if (o.port <= 0 || o.port > 65535 || o.target_port <= 0 || o.target_port > 65535 || o.concurrency < 1) usage();
-  if (o.mode == M_STREAM && o.bytes == 0) usage();
+  if (o.mode == M_STREAM && (o.bytes == 0 || o.streams < 1 || o.streams > 64)) usage();
   if (o.auth_len && o.proto != P_SOCKS5) usage();
   if (o.seconds > 600 || o.hold_s > 600 || o.count < 1 || !(o.per_second >= 0 && o.per_second <= 1e6)) usage();
   return o;

@@ -18,6 +18,8 @@ export interface SoakNodeParts {
   readonly receiverUrl: string;
   /** The Webhook sink's batch_size: the reload in the middle of the soak changes it, which replaces the sink. */
   readonly batchSize: number;
+  /** node.workers. */
+  readonly workers: number;
 }
 
 /** Rotated archive files kept (64 MiB each): more than a long soak writes. */
@@ -44,7 +46,7 @@ export function soakNodeConfig(p: SoakNodeParts): Record<string, unknown> {
   });
   return {
     ...base,
-    node: { id: 'soak-node', state_dir: p.stateDir },
+    node: { id: 'soak-node', state_dir: p.stateDir, workers: p.workers },
     log: { level: 'warn', file: path.join(p.stateDir, 'weir.log') },
     control: { listen: `127.0.0.1:${p.controlPort}`, api_key: SOAK_API_KEY },
     redis: { url: p.redisUrl },

@@ -12,6 +12,8 @@ export interface SoakNode {
   kill9(): Promise<void>;
   /** Rewrites the config file with `batchSize` and sends SIGHUP: the hot reload replaces the Webhook sink. */
   reload(batchSize: number): void;
+  /** kill -9 of one worker process (node.workers above 1); resolves once the node lists a new one in its place. */
+  killWorker(): Promise<void>;
   /** The Webhook sink as GET /api/v1/sinks shows it; undefined while the node does not answer. */
   sink(): Promise<SinkView | undefined>;
   stop(): Promise<number | null>;
@@ -50,6 +52,20 @@ export function soakNode(initial: SoakNodeParts): SoakNode {
       process.kill(n.pid, 'SIGHUP');
     },
     sink,
+    killWorker: async () => {
+      const pids = async (): Promise<number[]> => {
+        const res = await fetch(`${base}/runtime`, { headers: { authorization: `Bearer ${SOAK_API_KEY}` }, signal: AbortSignal.timeout(5000) });
+        return ((await res.json()) as { workers: { pid: number }[] | null }).workers?.map((w) => w.pid) ?? [];
+      };
+      const before = await pids();
+      const victim = before[0];
+      if (victim === undefined) throw new Error('the soak node lists no worker');
+      process.kill(victim, 'SIGKILL');
+      await waitFor(async () => {
+        const now = await pids();
+        return now.length === before.length && !now.includes(victim);
+      }, 30_000, 'a new worker in place of the killed one', 100);
+    },
     stop: () => running().stop(),
   };
 }

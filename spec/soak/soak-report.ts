@@ -9,6 +9,9 @@ import type { ArchiveRead, Verdict } from './soak-oracle.js';
 export interface Faults {
   nodeRestartMs: number[];
   redisKills: number;
+  /** Worker processes killed with kill -9 (SOAK_WORKERS above 1). */
+  workerKills: number;
+  workers: number;
   redisStalls: number;
   reloadedAtS: number | null;
 }
@@ -66,6 +69,7 @@ export function soakRows(m: SoakMeasurements): ReportRow[] {
     { figure: 'flows through HTTP CONNECT', value: num(m.totals.http), note: '' },
     { figure: 'failed connections', value: num(m.totals.failed), note: `to a closed port, and those refused while the node restarted; ${m.totals.clientErrors} client runs gave no result` },
     { figure: 'node kill -9 + restart', value: String(m.faults.nodeRestartMs.length), note: `restart to control plane in ${m.faults.nodeRestartMs.map((ms) => `${num(ms)} ms`).join(', ')}` },
+    { figure: 'worker kill -9', value: String(m.faults.workerKills), note: `node.workers ${m.faults.workers}: the hub restarts it and completes its open flows as failed (WORKER_EXITED)` },
     { figure: 'Redis SIGKILL + restart', value: String(m.faults.redisKills), note: `down ${m.redisDownMs / 1000} s each` },
     { figure: 'Redis SIGSTOP + SIGCONT', value: String(m.faults.redisStalls), note: `hung ${m.redisStallMs / 1000} s with its connections open` },
     { figure: 'config reload (SIGHUP)', value: m.faults.reloadedAtS === null ? '-' : `at ${num(m.faults.reloadedAtS)} s`, note: 'batch_size changed: the Webhook sink replaced under load' },

@@ -1,7 +1,8 @@
 // `make soak`: one node under mixed load for SOAK_S seconds (600) with a Redis outbox, a
 // JSONL archive of every event and a Webhook sink whose receiver flaps, while Redis is
 // SIGKILLed and restarted three times and hangs once, the node is killed with kill -9
-// and restarted twice, a slow SSE consumer pauses and the config is reloaded. Then the oracle (soak-oracle.ts) on
+// and restarted twice, a slow SSE consumer pauses and the config is reloaded (with
+// SOAK_WORKERS above 1, node.workers, and a worker is killed with kill -9 twice). Then the oracle (soak-oracle.ts) on
 // what the archive, the receiver and the node say; one table, exit 1 when it fails.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,6 +33,8 @@ import { envKnob } from '../bench/env-knob.js';
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 const SOAK_S = envKnob('soak', 'SOAK_S', 600, 60);
+/** node.workers; above 1 a worker is killed with kill -9 at each of WORKER_KILLS. */
+const WORKERS = envKnob('soak', 'SOAK_WORKERS', 1, 1);
 /** Each load cycle: a burst at full speed, then a rest (mixed-load.ts). */
 const BURST_MS = envKnob('soak', 'SOAK_BURST_MS', 1000, 100);
 const REST_MS = envKnob('soak', 'SOAK_REST_MS', 2000, 0);
@@ -54,6 +57,7 @@ const REDIS_STALL_MS = 10_000;
  */
 const NODE_KILLS = [0.1, 0.25];
 const REDIS_KILLS = [0.3, 0.6, 0.75];
+const WORKER_KILLS = WORKERS > 1 ? [0.4, 0.7] : [];
 const REDIS_STALL_AT = 0.65;
 const RELOAD_AT = 0.5;
 const BATCH_SIZE = 100;
@@ -135,6 +139,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
     redisUrl: redis.url,
     receiverUrl: receiver.url(),
     batchSize: BATCH_SIZE,
+    workers: WORKERS,
   });
   await node.boot();
   cleanups.push(async () => void (await node.stop().catch(() => null)));
@@ -154,7 +159,7 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
   cleanups.push(() => sse.stop());
 
   const totals: LoadTotals = { socks: 0, http: 0, failed: 0, clientErrors: 0 };
-  const faults: Faults = { nodeRestartMs: [], redisKills: 0, redisStalls: 0, reloadedAtS: null };
+  const faults: Faults = { nodeRestartMs: [], redisKills: 0, workerKills: 0, workers: WORKERS, redisStalls: 0, reloadedAtS: null };
   const phases = receiverPhases(SOAK_S);
   say(`load for ${SOAK_S} s; receiver ${phases.map((p) => `${p.kind} ${num(p.fromS)}-${num(p.toS)} s`).join(', ')}`);
   await Promise.all([
@@ -181,6 +186,12 @@ async function soak(dir: string, cleanups: (() => Promise<void>)[]): Promise<Out
         await sleep(REDIS_DOWN_MS);
         await redis.restart();
         faults.redisKills += 1;
+      }),
+    ),
+    ...WORKER_KILLS.map((share) =>
+      at(start, share * SOAK_S, 'kill -9 of a worker', async () => {
+        await node.killWorker();
+        faults.workerKills += 1;
       }),
     ),
     at(start, REDIS_STALL_AT * SOAK_S, `SIGSTOP of Redis for ${REDIS_STALL_MS} ms`, async () => {

@@ -11,7 +11,7 @@ const run = promisify(execFile);
 const NODE_TIMEOUT_MS = 2000;
 
 export interface RedisCluster {
-  /** The six servers: three masters and a replica of each, as `redis-cli --cluster create` paired them. */
+  /** The servers: the masters and a replica of each, as `redis-cli --cluster create` paired them. */
   servers: RedisServer[];
   /** The seed URLs of every node, for `redis.cluster`. */
   seeds: string[];
@@ -24,12 +24,12 @@ export interface RedisCluster {
 }
 
 /**
- * A real Redis Cluster of 3 masters and 3 replicas on loopback, each a redis-server
- * with AOF in its own temp dir (redis-server.ts), joined by `redis-cli --cluster
- * create`. Resolves once every node says `cluster_state:ok`. Whatever started is
- * stopped if the setup fails.
+ * A real Redis Cluster of `masters` masters (3, the least Redis accepts) and a replica
+ * of each on loopback, each a redis-server with AOF in its own temp dir
+ * (redis-server.ts), joined by `redis-cli --cluster create`. Resolves once every node
+ * says `cluster_state:ok`. Whatever started is stopped if the setup fails.
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   const cli = findBinary('redis-cli');
   if (cli === null) throw new Error('redis-cli is not installed (apt-get install redis-tools)');
   const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(NODE_TIMEOUT_MS)];
@@ -38,11 +38,11 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     await Promise.all(servers.map((s) => s.close()));
   };
   try {
-    for (let i = 0; i < 6; i++) servers.push(await startClusterNode(args));
+    for (let i = 0; i < 2 * masters; i++) servers.push(await startClusterNode(args));
     await run(cli, ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '1', '--cluster-yes']);
     await waitFor(async () => (await Promise.all(servers.map((s) => clusterOk(s.port)))).every(Boolean), 30_000, 'cluster_state:ok on every node');
     // A replica takes over only once it is one: `create` leaves them masters for a while.
-    await waitFor(async () => (await Promise.all(servers.map((s) => replicaInSync(s.port)))).filter(Boolean).length === 3, 30_000, 'three replicas in sync');
+    await waitFor(async () => (await Promise.all(servers.map((s) => replicaInSync(s.port)))).filter(Boolean).length === masters, 30_000, `${masters} replicas in sync`);
   } catch (err) {
     await close();
     throw err;

@@ -22,6 +22,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors/udp'],
   ['actors/inbounds'],
   ['actors/engine'],
+  ['actors/workers'],
   ['actors/control'],
   ['actors/fleet', 'http/common'],
   ['http/auth', 'http/tls'],

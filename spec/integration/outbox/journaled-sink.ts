@@ -6,6 +6,7 @@ import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { JournaledOutbox } from '../../../actors/outbox/journaled-outbox.js';
+import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { RedisHealth } from '../../../actors/outbox/redis-health.js';
 import type { RedisServer } from '../../support/redis-server.js';
@@ -36,14 +37,18 @@ export interface JournaledSink {
 
 let nodes = 0;
 
-/** Opens the sink; `stateDir` and `nodeId` of an earlier one make it that node's next start. */
-export async function openJournaledSink(server: RedisServer, again?: { stateDir: string; nodeId: string }): Promise<JournaledSink> {
+/**
+ * Opens the sink; `stateDir` and `nodeId` of an earlier one make it that node's next
+ * start. `refuseAck`: the journal refuses every deletion (a disk that refuses it).
+ */
+export async function openJournaledSink(server: RedisServer, again?: { stateDir: string; nodeId: string }, refuseAck = false): Promise<JournaledSink> {
   const nodeId = again?.nodeId ?? `journal-node-${++nodes}`;
   const stateDir = again?.stateDir ?? tempDir('weir-journal-');
   const redis = await BullmqOutboxStore.connect({ url: server.url, nodeId, limits: ROOMY, stateDir });
   const embedded = new JournalOutboxStore({ stateDir, limits: ROOMY });
   const primary = await redis.open('billing');
-  const journal = await embedded.open('billing');
+  const opened = await embedded.open('billing');
+  const journal = refuseAck ? refusingAck(opened) : opened;
   const told: string[] = [];
   const health = new RedisHealth({ lost: (m) => told.push(`lost: ${m}`), back: (m) => told.push(`back: ${m}`) });
   const outbox = new JournaledOutbox({ sink: 'billing', batchSize: 1, redis: primary, openRedis: () => Promise.resolve(primary), journal, deadline: new StopDeadline(), health });
@@ -77,6 +82,17 @@ export async function openJournaledSink(server: RedisServer, again?: { stateDir:
       fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+function refusingAck(journal: LeasedOutbox): LeasedOutbox {
+  const refuse = (): Promise<never> => Promise.reject(new OutboxUnavailable('the disk refuses the deletion'));
+  return new Proxy(journal, {
+    get: (target, key) => {
+      if (key === 'ack') return refuse;
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** A test on a fresh journaled sink of `server`, closed after it. */

@@ -1,4 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
 import * as assert from 'uvu/assert';
+import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { groupsOf } from '../../../actors/outbox/bullmq-jobs.js';
 import { journalEntries, journalJobs } from '../../../actors/outbox/outage-journal.js';
 import { redisSuite } from '../../support/redis-server.js';
@@ -60,6 +63,36 @@ test('a move cut short between the add and the journal deletion (a crash) is don
     assert.equal(ids(await again.drainRedis()), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5'], 'each once');
     assert.equal(counts(await again.outbox.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
   } finally {
+    await again?.close();
+    await first.close();
+  }
+});
+
+test('a move cut short between the add and the journal deletion, started again after the added jobs were delivered and removed: nothing added, delivered or counted twice', async () => {
+  const redisServer = await server;
+  // The journal refuses to delete what the move added: as a node killed right after the add left it.
+  const first = await openJournaledSink(redisServer, undefined, true);
+  let again: JournaledSink | null = null;
+  const keys = sinkKeys(first.nodeId, 'billing');
+  const queue = new Queue(keys.queue, { connection: { url: redisServer.url }, prefix: keys.prefix });
+  try {
+    await first.full(true);
+    await first.outbox.append(entries(1, 5));
+    await first.full(false);
+    await waitFor(async () => (await queue.getJobCounts('wait'))['wait'] === 5, 15_000, 'the move added the journal\'s jobs');
+    assert.equal(ids(await first.drainRedis()), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5'], 'delivered once');
+    // Removed as their expiry (KEEP_COMPLETED_S after delivery) removes them: BullMQ no longer knows the ids.
+    assert.is((await queue.clean(0, 100, 'completed')).length, 5);
+    // The move tries again each second meanwhile, as the next start does.
+    await sleep(2500);
+    await first.stop();
+    again = await openJournaledSink(redisServer, { stateDir: first.stateDir, nodeId: first.nodeId });
+    await moved(again);
+    assert.equal(ids(await again.drainRedis()), [], 'nothing delivered twice');
+    assert.equal(counts(await again.outbox.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+    assert.is(await again.admin.exists(keys.moving), 0, 'the move\'s marks go once the journal is empty');
+  } finally {
+    await queue.close();
     await again?.close();
     await first.close();
   }

@@ -39,7 +39,7 @@ test('fills every default of a minimal config', () => {
   const result = parseConfig(minimalConfig(), { baseDir: BASE, env: {} });
   if (!result.ok) throw new Error(JSON.stringify(result.problems));
   const { config } = result;
-  assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state'), replay_ring: { max_events: 65_536, max_bytes: 33_554_432 } });
+  assert.equal(config.node, { id: os.hostname(), state_dir: path.join(BASE, 'state'), replay_ring: { max_events: 65_536, max_bytes: 33_554_432 }, workers: 1 });
   assert.equal(config.log, { level: 'info', access: true });
   assert.is(config.control.listen, '127.0.0.1:9090');
   assert.is(config.control.ipc, path.join(BASE, 'state/weir.sock'));
@@ -52,6 +52,19 @@ test('fills every default of a minimal config', () => {
   assert.equal(config.dns, { hosts: {} });
   assert.equal(config.event_sinks, []);
   assert.equal(config.outbox, { max_bytes: 1_073_741_824, min_free_bytes: 268_435_456 });
+});
+
+test('node.workers takes a count or "auto" (one per core) and refuses anything else at its path', () => {
+  const workers = (value: unknown): ReturnType<typeof parseConfig> => parseConfig({ ...minimalConfig(), node: { workers: value } }, { baseDir: BASE, env: {} });
+  const counts = [4, 'auto'].map((value) => {
+    const result = workers(value);
+    return result.ok ? result.config.node.workers : result.problems;
+  });
+  assert.equal(counts, [4, os.availableParallelism()]);
+  for (const bad of [0, 1.5, 257, 'all', null]) {
+    const result = workers(bad);
+    assert.equal(result.ok ? [] : result.problems.map((p) => p.path), ['node.workers'], JSON.stringify(bad));
+  }
 });
 
 test('fills the defaults of inbounds, url_test groups and sinks', () => {

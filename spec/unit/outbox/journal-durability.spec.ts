@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
-import { readOutboxState } from '../../../actors/outbox/read-outbox-state.js';
+import { readOutboxState } from '../../../actors/outbox/read-sink-state.js';
 import { FAR_MS } from '../../support/far-bound.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 
@@ -116,10 +116,12 @@ test('min_free_bytes blocks writes until new limits leave room, and the offline 
     const again = new JournalOutboxStore({ stateDir: dir, limits: { max_bytes: 1 << 30, min_free_bytes: Number.MAX_SAFE_INTEGER } });
     const reopened = await again.open('billing');
     assert.is((await reopened.state()).outbox_storage.write_blocked, true, 'the last known block stands after a restart');
-    again.setLimits(ROOMY);
-    await reopened.append(entries(1, 1));
-    assert.is((await reopened.state()).outbox_storage.write_blocked, false);
     await again.close();
+    const roomy = new JournalOutboxStore({ stateDir: dir, limits: ROOMY });
+    const third = await roomy.open('billing');
+    await third.append(entries(1, 1));
+    assert.is((await third.state()).outbox_storage.write_blocked, false, 'until an append fits');
+    await roomy.close();
     assert.is((await readOutboxState(dir, 'billing'))!.outbox_storage.write_blocked, false);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

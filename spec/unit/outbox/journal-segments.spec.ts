@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { writeLmdbOutbox } from '../../support/lmdb-outbox-fixture.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
-import type { StoredEntry } from '../../../actors/outbox/lmdb-records.js';
+import type { StoredEntry } from '../../../actors/outbox/lmdb-outbox.js';
 
 const BIG = (i: number): string => `{"n":${i},"pad":"${'x'.repeat(20_000)}"}`;
 
