@@ -1,7 +1,7 @@
 import { runLoad } from './load-runner.js';
 import { loadRound, type LoadRound } from './load-share.js';
 import type { RunningPeer } from './peers.js';
-import { treeRssKiB } from './proc-stats.js';
+import { treeRssKiB, type ThreadShare } from './proc-stats.js';
 import { failedCycles, idleJob, quiet, rateRun, steadyRate, stream, type Load, type RateSettings, type Target } from './proxy-steps.js';
 import type { LoadGroup, Metric } from './report.js';
 
@@ -40,6 +40,15 @@ async function idleKiB(peer: RunningPeer, l: Load, s: Settings, notes: string[])
   return (after - before) / held.held;
 }
 
+/**
+ * Which threads of the proxy streamed: a stream that runs on more than one core has a
+ * second thread working beside the main one (GC helpers, the libuv pool), named here.
+ */
+function streamThreads(t: ThreadShare): string {
+  const busiest = t.busiest ? ` (busiest: ${t.busiest.name} ${t.busiest.cores.toFixed(2)})` : '';
+  return `stream cores: main thread ${t.main.toFixed(2)}, other threads ${t.others.toFixed(2)}${busiest}`;
+}
+
 /** Memory first (right after a warm-up, before heavy traffic grows the heap), then throughput, then rate. */
 export async function measurePeer(peer: RunningPeer, l: Load, s: Settings): Promise<PeerRound> {
   const values: Partial<Record<Metric, number>> = {};
@@ -64,6 +73,7 @@ export async function measurePeer(peer: RunningPeer, l: Load, s: Settings): Prom
     values.throughput = run.gbit;
     values.throughput_cpu = run.cpuSPerGiB;
     load.stream = loadRound(run.load, 1);
+    notes.push(streamThreads(run.threads));
   });
   await attempt('four streams', async () => {
     await quiet(target);

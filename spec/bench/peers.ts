@@ -8,7 +8,7 @@ import { spawnGroup, stopChild, waitForPort, type Started } from './children.js'
 import type { Proto } from './load-job.js';
 import type { Origins } from './origins.js';
 
-export const PEER_NAMES = ['node-socks5', 'node-forward', 'weir', 'weir-w2', 'microsocks', 'dante', 'tinyproxy'] as const;
+export const PEER_NAMES = ['node-socks5', 'node-socks5-malloc', 'node-forward', 'weir', 'weir-w2', 'microsocks', 'dante', 'tinyproxy'] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 
 /** The origin ports a peer's clients reach: a forwarder listens once per origin port. */
@@ -101,14 +101,32 @@ export function weirPeer(repoRoot: string, options: WeirOptions = {}): Peer {
   };
 }
 
+/**
+ * The glibc malloc settings bin/weir starts node with (its `: "${NAME:=VALUE}"` lines),
+ * as `NAME=VALUE` words for env(1): the relay run under them is what weir's stream is
+ * judged against, so the two differ by weir's code alone.
+ */
+export function weirMallocSettings(repoRoot: string): string[] {
+  const bin = path.join(repoRoot, 'bin', 'weir');
+  const text = fs.existsSync(bin) ? fs.readFileSync(bin, 'utf8') : '';
+  return [...text.matchAll(/^: "\$\{(MALLOC_\w+):=(\d+)\}"$/gm)].map(([, name, value]) => `${name}=${value}`);
+}
+
 /** The peers in PEER_NAMES order; repoRoot holds dist/. */
 export function peers(repoRoot: string): Peer[] {
   const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
   const microsocks = findBinary('microsocks');
   const danted = findBinary('danted');
   const tinyproxy = findBinary('tinyproxy');
+  const malloc = weirMallocSettings(repoRoot);
   return [
     { name: 'node-socks5', proto: 'socks5', missing: null, argv: ([port]) => [process.execPath, here('./raw-relay.js'), String(port)] },
+    {
+      name: 'node-socks5-malloc',
+      proto: 'socks5',
+      missing: malloc.length > 0 ? null : 'bin/weir sets no malloc settings',
+      argv: ([port]) => ['env', ...malloc, process.execPath, here('./raw-relay.js'), String(port)],
+    },
     {
       name: 'node-forward',
       proto: 'none',

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { processTree, treeCpuTicks } from './proc-stats.js';
+import { processTree, threadShare, treeCpuTicks, treeThreadTicks } from './proc-stats.js';
 
 // A parent that runs a child burning 400 ms of CPU (however busy the machine), waits for it to exit, says so and idles.
 const PARENT = `
@@ -36,6 +36,33 @@ test('a child that exited and was reaped still counts in its parent tree CPU tim
   } finally {
     parent.kill('SIGKILL');
     await once(parent, 'exit');
+  }
+});
+
+
+// A process whose main thread idles while a worker thread burns 300 ms of CPU and then
+// idles too (a thread that ended would be missing from the second reading).
+const WORKER_BURNS = `
+const { Worker } = require('node:worker_threads');
+const burn = 'while (process.cpuUsage().user < 300000); require("node:worker_threads").parentPort.postMessage(1); setInterval(() => {}, 1000);';
+new Worker(burn, { eval: true }).on('message', () => process.stdout.write('burnt\\n'));
+setInterval(() => {}, 1000);
+`;
+
+test('threadShare names the thread beside the main one that took the CPU', async () => {
+  const child = spawn(process.execPath, ['-e', WORKER_BURNS], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const before = treeThreadTicks(child.pid!);
+    const started = Date.now();
+    await once(child.stdout, 'data');
+    const seconds = (Date.now() - started) / 1000;
+    const share = threadShare(child.pid!, before, treeThreadTicks(child.pid!), seconds, 100);
+    assert.ok(share.others > share.main, `other threads ${share.others} cores, main ${share.main}`);
+    assert.ok(share.busiest !== null && share.busiest.cores > 0, 'a busiest thread is named');
+    assert.not.equal(share.busiest?.name, '');
+  } finally {
+    child.kill('SIGKILL');
+    await once(child, 'exit');
   }
 });
 

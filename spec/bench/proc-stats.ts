@@ -67,3 +67,64 @@ export function treeCpuTicks(root: number): number {
     return fields ? sum + Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) : sum;
   }, 0);
 }
+
+/** One thread's name (comm) and its CPU time so far (user + system, in clock ticks). */
+export interface ThreadTicks {
+  readonly name: string;
+  readonly ticks: number;
+}
+
+/** Every thread of a process and its descendants, by thread id; a thread that is gone is left out. */
+export function treeThreadTicks(root: number): Map<number, ThreadTicks> {
+  const threads = new Map<number, ThreadTicks>();
+  for (const pid of processTree(root)) {
+    let tids: string[];
+    try {
+      tids = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(Number(tid), { name, ticks: Number(fields[11]) + Number(fields[12]) });
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+  }
+  return threads;
+}
+
+/** How a run's CPU fell on the proxy's threads: its first (main) thread, and the others together. */
+export interface ThreadShare {
+  /** Cores the main thread used over the run (ticks / TICKS / seconds). */
+  readonly main: number;
+  /** Cores all other threads used together. */
+  readonly others: number;
+  /** The busiest other thread, by name, or null when none used any CPU. */
+  readonly busiest: { name: string; cores: number } | null;
+}
+
+/**
+ * The share of each thread between two treeThreadTicks readings of `root` over
+ * `seconds`. A thread born during the run counts from zero; one that ended is missing
+ * from the second reading and is left out (its time is not in any thread's stat).
+ */
+export function threadShare(root: number, before: Map<number, ThreadTicks>, after: Map<number, ThreadTicks>, seconds: number, ticksPerSecond: number): ThreadShare {
+  const cores = (ticks: number): number => ticks / ticksPerSecond / seconds;
+  let main = 0;
+  let others = 0;
+  let busiest: ThreadShare['busiest'] = null;
+  for (const [tid, now] of after) {
+    const used = cores(now.ticks - (before.get(tid)?.ticks ?? 0));
+    if (tid === root) main = used;
+    else {
+      others += used;
+      if (used > 0 && (!busiest || used > busiest.cores)) busiest = { name: now.name, cores: used };
+    }
+  }
+  return { main, others, busiest };
+}

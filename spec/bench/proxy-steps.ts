@@ -6,7 +6,7 @@ import { runLoad } from './load-runner.js';
 import type { LoadCost } from './load-share.js';
 import type { Origins } from './origins.js';
 import type { OriginPort } from './peers.js';
-import { treeCpuTicks } from './proc-stats.js';
+import { threadShare, treeCpuTicks, treeThreadTicks, type ThreadShare } from './proc-stats.js';
 
 /** What is measured: how the client reaches each origin port, and every process behind it. */
 export interface Target {
@@ -36,6 +36,8 @@ export interface StreamRun {
   /** CPU seconds of the target's processes (all threads) per GiB streamed. */
   readonly cpuSPerGiB: number;
   readonly load: LoadCost;
+  /** How the proxy's CPU over the stream fell on its threads (the first target process's tree). */
+  readonly threads: ThreadShare;
 }
 
 export interface RateRun {
@@ -90,12 +92,16 @@ export async function stream(t: Target, l: Load, bytes: number, streams = 1): Pr
   const each = Math.floor(bytes / streams);
   bytes = each * streams;
   const job = { kind: 'stream', port: t.ports.sink, proto: t.proto, target: loopback(l.origins.sinkPort), bytes: each, streams } as const;
+  const root = t.pids[0] as number;
+  const threadsBefore = treeThreadTicks(root);
   const { result, proxyS, originS } = await clocked(t, l, () => runLoad(l.binary, job, 150_000));
+  const threads = threadShare(root, threadsBefore, treeThreadTicks(root), result.seconds, TICKS);
   const gib = bytes / GIB;
   return {
     gbit: (bytes * 8) / result.seconds / 1e9,
     cpuSPerGiB: proxyS / gib,
     load: { clientCpuS: result.cpuUs / 1e6, originCpuS: originS, seconds: result.seconds, units: gib },
+    threads,
   };
 }
 

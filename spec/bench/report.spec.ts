@@ -20,19 +20,19 @@ test('ratios are taken against the raw Node SOCKS5 relay median', () => {
 test('weir passes at exactly the target and misses just beyond it', () => {
   const at = summarize(
     samples({
-      throughput: { 'node-socks5': [10], weir: [9.5] },
+      throughput: { 'node-socks5-malloc': [10], weir: [9.5] },
       throughput_cpu: { 'node-socks5': [10], weir: [11] },
       rate_cpu: { 'node-socks5': [10], weir: [16] },
       idle: { 'node-socks5': [10], weir: [20] },
     }),
   );
-  assert.equal(at.throughput.weir, { target: '≥0.95×', pass: true, why: [] });
+  assert.equal(at.throughput.weir, { target: '≥0.95× node-socks5-malloc', pass: true, why: [] });
   assert.equal(at.throughput_cpu.weir, { target: '≤1.1×', pass: true, why: [] });
   assert.equal(at.rate_cpu.weir, { target: '≤1.6×', pass: true, why: [] });
   assert.equal(at.idle.weir, { target: '≤2×', pass: true, why: [] });
   const beyond = summarize(
     samples({
-      throughput: { 'node-socks5': [10], weir: [9.4] },
+      throughput: { 'node-socks5-malloc': [10], weir: [9.4] },
       throughput_cpu: { 'node-socks5': [10], weir: [11.1] },
       rate_cpu: { 'node-socks5': [10], weir: [16.1] },
       idle: { 'node-socks5': [10], weir: [20.1] },
@@ -53,10 +53,21 @@ test('the connection rate and the p99 latency are shown with their ratios and no
 });
 
 test('the table shows median, range, both ratios and verdict of weir', () => {
-  const lines = formatTable(summarize(samples({ throughput: { 'node-socks5': [3, 3.4], weir: [2, 2.4, 2.6] } }))).split('\n');
-  assert.equal(lines.length, 3);
+  const lines = formatTable(summarize(samples({ throughput: { 'node-socks5': [3, 3.4], 'node-socks5-malloc': [3, 3.4], weir: [2, 2.4, 2.6] } }))).split('\n');
+  assert.equal(lines.length, 4);
   // Paired: 2/3 and 2.4/3.4, median 0.686; round 3 has no node-socks5 value.
-  assert.match(lines[2] ?? '', /^\s+weir\s+2\.40\s+2\.00–2\.60\s+3\s+0\.75×\s+0\.69×\s+-\s+-\s+≥0\.95×\s+MISS$/);
+  assert.match(lines[3] ?? '', /^\s+weir\s+2\.40\s+2\.00–2\.60\s+3\s+0\.75×\s+0\.69×\s+-\s+-\s+≥0\.95× node-socks5-malloc\s+MISS$/);
+});
+
+test('the stream is judged against the relay under bin/weir\'s malloc settings, paired by round', () => {
+  const summary = summarize(samples({ throughput: { 'node-socks5': [4, 4], 'node-socks5-malloc': [8, 6], weir: [7.6, 5.8] } }));
+  // Against node-socks5 weir streams 1.9× and 1.45×; against the same relay under its malloc settings 0.95× and 0.97×.
+  assert.is(summary.throughput.peers.weir?.paired, (1.9 + 1.45) / 2);
+  assert.equal(summary.throughput.weir, { target: '≥0.95× node-socks5-malloc', pass: true, why: [] });
+  const slower = summarize(samples({ throughput: { 'node-socks5': [4], 'node-socks5-malloc': [8], weir: [7.5] } }));
+  assert.is(slower.throughput.weir?.pass, false);
+  // Without that relay in the run there is no verdict on the stream.
+  assert.is(summarize(samples({ throughput: { 'node-socks5': [4], weir: [7.5] } })).throughput.weir, null);
 });
 
 test('the verdict uses the ratios of rounds measured together, pairing by round across holes', () => {
@@ -87,21 +98,21 @@ test('the load columns set the client and origin CPU against the cheapest proxy 
 
 test('a round in which the load client or origin of weir or the relay saturated a core refuses the verdict', () => {
   const load = emptyLoadSamples();
-  load.stream['node-socks5'] = [light, light];
+  load.stream['node-socks5-malloc'] = [light, light];
   load.stream.weir = [light, { ...light, originCores: 0.95 }];
   load.rate.weir = [light, light];
   load.rate.dante = [{ ...light, clientCores: 1 }];
   const summary = summarize(
     samples({
-      throughput: { 'node-socks5': [5, 5], weir: [5, 5] },
+      throughput: { 'node-socks5-malloc': [5, 5], weir: [5, 5] },
       rate_cpu: { 'node-socks5': [100, 100], weir: [100, 100], dante: [300] },
     }),
     load,
   );
-  assert.equal(summary.throughput.weir, { target: '≥0.95×', pass: null, why: ['round 2 weir: the load origin used 95% of a core'] });
+  assert.equal(summary.throughput.weir, { target: '≥0.95× node-socks5-malloc', pass: null, why: ['round 2 weir: the load origin used 95% of a core'] });
   // A saturated run of another peer leaves weir's verdict alone.
   assert.equal(summary.rate_cpu.weir, { target: '≤1.6×', pass: true, why: [] });
-  assert.match(formatTable(summary), /≥0\.95×\s+NONE/);
+  assert.match(formatTable(summary), /≥0\.95× node-socks5-malloc\s+NONE/);
   assert.match(formatLoadNotes(summary), /no verdict on one stream, 1 MiB writes: round 2 weir: the load origin used 95% of a core/);
 });
 

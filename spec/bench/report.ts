@@ -13,11 +13,14 @@ interface MetricSpec {
   readonly better: 'higher' | 'lower';
   /** The ratio to the raw SOCKS5 relay weir must reach; null: shown, not judged. */
   readonly target: number | null;
+  /** The relay the verdict pairs weir with, when not BASELINE: the same relay under bin/weir's malloc settings. */
+  readonly versus?: PeerName;
   readonly load: LoadGroup | null;
 }
 
 export const METRICS = {
-  throughput: { label: 'one stream, 1 MiB writes', unit: 'Gbit/s', digits: 2, better: 'higher', target: 0.95, load: 'stream' },
+  // Judged against the relay under weir's malloc settings: they change a stream's cost, not the code's.
+  throughput: { label: 'one stream, 1 MiB writes', unit: 'Gbit/s', digits: 2, better: 'higher', target: 0.95, load: 'stream', versus: 'node-socks5-malloc' },
   throughput4: { label: 'four parallel streams, same bytes in all', unit: 'Gbit/s', digits: 2, better: 'higher', target: null, load: null },
   // The proxy's own CPU (all its threads and children) over the stream and the rate run.
   throughput_cpu: { label: 'proxy CPU per GiB streamed', unit: 'CPU s', digits: 2, better: 'lower', target: 1.1, load: 'stream' },
@@ -97,6 +100,12 @@ function measured<T>(rounds: readonly (T | undefined)[]): T[] {
   return rounds.filter((v): v is T => v !== undefined);
 }
 
+/** Median of the per-round ratios of `rounds` to `base`; null without a round both have. */
+function pairedRatio(rounds: readonly (number | undefined)[], base: readonly (number | undefined)[]): number | null {
+  const pairs = measured(rounds.map((v, i) => (v === undefined || base[i] === undefined ? undefined : v / (base[i] as number))));
+  return pairs.length > 0 ? median(pairs) : null;
+}
+
 /** The lowest median of a CPU metric over all peers: the cheapest proxy's cost per unit. */
 function cheapest(samples: Samples, metric: Metric): number | null {
   const medians = PEER_NAMES.map((p) => measured(samples[metric][p] ?? [])).filter((v) => v.length > 0).map(median);
@@ -115,10 +124,10 @@ function summarizeLoad(rounds: readonly (LoadRound | undefined)[], cheapestCpu: 
 }
 
 /** Why weir's verdict on a group's figures is refused: a round of weir or the baseline whose load side saturated a core. */
-function refusals(load: LoadSamples, group: LoadGroup | null): string[] {
+function refusals(load: LoadSamples, group: LoadGroup | null, versus: PeerName): string[] {
   if (group === null) return [];
   const why: string[] = [];
-  for (const peer of ['weir', BASELINE] as const) {
+  for (const peer of ['weir', versus] as const) {
     (load[group][peer] ?? []).forEach((r, round) => {
       const saturated = r ? saturation(r) : null;
       if (saturated) why.push(`round ${round + 1} ${peer}: ${saturated}`);
@@ -141,18 +150,25 @@ export function summarize(samples: Samples, load: LoadSamples = emptyLoadSamples
       const values = measured(rounds);
       if (values.length === 0) continue;
       const m = median(values);
-      const pairs = measured(rounds.map((v, i) => (v === undefined || base[i] === undefined ? undefined : v / base[i])));
       peers[name] = {
         samples: values,
         median: m,
         ratio: baseMedian ? m / baseMedian : null,
-        paired: pairs.length > 0 ? median(pairs) : null,
+        paired: pairedRatio(rounds, base),
         load: spec.load ? summarizeLoad(load[spec.load][name] ?? [], cheapestCpu) : null,
       };
     }
-    const ratio = peers.weir ? (peers.weir.paired ?? peers.weir.ratio) : null;
+    const versus = spec.versus ?? BASELINE;
+    const versusRounds = samples[metric][versus] ?? [];
+    const versusValues = measured(versusRounds);
+    const weirRounds = samples[metric].weir ?? [];
+    const weirValues = measured(weirRounds);
+    const ratio =
+      weirValues.length === 0 || versusValues.length === 0
+        ? null
+        : (pairedRatio(weirRounds, versusRounds) ?? median(weirValues) / median(versusValues));
     const higher = spec.better === 'higher';
-    const why = refusals(load, spec.load);
+    const why = refusals(load, spec.load, versus);
     out[metric] = {
       label: spec.label,
       unit: spec.unit,
@@ -161,7 +177,7 @@ export function summarize(samples: Samples, load: LoadSamples = emptyLoadSamples
         ratio === null || spec.target === null
           ? null
           : {
-              target: `${higher ? '≥' : '≤'}${spec.target}×`,
+              target: `${higher ? '≥' : '≤'}${spec.target}×${versus === BASELINE ? '' : ` ${versus}`}`,
               pass: why.length > 0 ? null : higher ? ratio >= spec.target : ratio <= spec.target,
               why,
             },
