@@ -227,7 +227,7 @@ export class BullmqOutbox implements Outbox {
     if (err instanceof OutboxClosed) return err;
     if (isOutOfMemory(err)) return this.p.budget.storeFull({ cause: err });
     const why = refusalOf(this.p.redis, err);
-    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(why as Error)?.message ?? String(why)}`, { cause: err });
+    return new OutboxUnavailable(`the Redis outbox of sink ${this.sink} is unavailable: ${(why as Error)?.message ?? String(why)}`, { cause: why });
   }
 
   private assertOpen(): void {

@@ -1,3 +1,4 @@
+import { RedisRefusedError } from '../redis/redis-refusal.js';
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { AppendSignal } from './append-signal.js';
@@ -86,7 +87,7 @@ export class JournaledOutbox implements Outbox {
         return;
       } catch (err) {
         if (!redisRefused(err)) throw err;
-        this.outage((err as Error).message);
+        this.outage(err as Error);
       }
     }
     await this.toJournal(groups);
@@ -114,11 +115,16 @@ export class JournaledOutbox implements Outbox {
     return written.value;
   }
 
-  private outage(reason: string): void {
+  /**
+   * The latest reason is the one shown: a command cut while the connection is being made
+   * again fails before Redis refuses the sign-in, and the refusal is what to fix.
+   */
+  private outage(why: Error | string): void {
     this.journaling = true;
-    this.down ??= reason;
+    const reason = typeof why === 'string' ? why : why.message;
+    this.down = reason;
     // Given up on at the stop's deadline is the stop's doing, not an outage to tell.
-    if (!this.p.deadline.begun) this.p.health.failed(this.sink, reason);
+    if (!this.p.deadline.begun) this.p.health.failed(this.sink, reason, typeof why !== 'string' && why.cause instanceof RedisRefusedError);
   }
 
   private startMoving(): void {
@@ -183,7 +189,7 @@ export class JournaledOutbox implements Outbox {
       } catch (err) {
         // Still leased, in `retry`: added again at the next try, which adds nothing twice.
         this.movedUnacked = 0;
-        if (redisRefused(err)) this.outage((err as Error).message);
+        if (redisRefused(err)) this.outage(err as Error);
         await this.sleep(PROBE_MS);
       }
     }
@@ -259,7 +265,7 @@ export class JournaledOutbox implements Outbox {
         return;
       } catch (err) {
         if (!redisRefused(err)) throw err;
-        this.outage((err as Error).message);
+        this.outage(err as Error);
       }
     }
     await this.p.journal.recordGap(gap, false);
@@ -303,7 +309,7 @@ export class JournaledOutbox implements Outbox {
       try {
         this.lastRedis = await this.toRedis(this.redis.state());
       } catch (err) {
-        this.outage(err instanceof Error ? err.message : String(err));
+        this.outage(err instanceof Error ? err : String(err));
         this.startMoving();
       }
     }

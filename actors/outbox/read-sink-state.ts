@@ -9,24 +9,36 @@ import { readBullmqSink } from './bullmq-sink-state.js';
 import { outboxState } from './outbox-state.js';
 import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
 
+/** What `weir connector state` reads of a sink; `redisError` when Redis was configured but did not answer. */
+export interface SinkOutboxReading {
+  state: OutboxState | null;
+  redisError: Error | null;
+}
+
 /**
  * A Webhook sink's state read straight from its outbox, with no node running (`weir
  * connector state`): the embedded store in the state dir, or with Redis configured,
- * Redis (when reachable) plus what the outage journal in the state dir still owes the
- * queue. Null when neither holds anything of the sink.
+ * Redis plus what the outage journal in the state dir still owes the queue. When Redis
+ * does not answer the state is the state dir's alone, and `redisError` says why. Null
+ * state when neither holds anything of the sink.
  */
-export async function readSinkOutboxState(config: WeirConfig, sink: string): Promise<OutboxState | null> {
+export async function readSinkOutboxState(config: WeirConfig, sink: string): Promise<SinkOutboxReading> {
   const embedded = await readOutboxState(config.node.state_dir, sink);
-  if (!config.redis) return embedded;
-  const redis = await readRedisOutboxState(redisAddressOf(config.redis), config.node.id, sink).catch(() => null);
-  if (!redis || !embedded) return redis ?? embedded;
+  if (!config.redis) return { state: embedded, redisError: null };
+  let redisError: Error | null = null;
+  const redis = await readRedisOutboxState(redisAddressOf(config.redis), config.node.id, sink).catch((err: Error) => {
+    redisError = err;
+    return null;
+  });
+  if (!redis || !embedded) return { state: redis ?? embedded, redisError };
   const ages = [redis.oldest_pending_age_ms, embedded.oldest_pending_age_ms].filter((a) => a !== null);
-  return {
+  const state = {
     ...redis,
     pending: redis.pending + embedded.pending,
     outbox_storage: { ...redis.outbox_storage, bytes: redis.outbox_storage.bytes + embedded.outbox_storage.bytes },
     oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
   };
+  return { state, redisError };
 }
 
 /**

@@ -2,10 +2,13 @@
  * Whether the node's sinks reach Redis, told once per change for the whole node: each
  * sink's JournaledOutbox says when Redis failed it and when its journal's move found it
  * answering again, and an outage that several sinks notice is one `lost`, its end one `back`.
+ * A refusal (a password or certificate Redis does not take) found after the outage was
+ * told for another reason is told once more: it is what the operator must fix.
  */
 export class RedisHealth {
   private readonly down = new Set<string>();
   private told = false;
+  private toldRefusal = false;
 
   constructor(
     private readonly tell: {
@@ -20,14 +23,16 @@ export class RedisHealth {
   }
 
   /** An outage already told (Redis unreachable at start): its end is told, its start is not again. */
-  markLost(): void {
+  markLost(refusal = false): void {
     this.told = true;
+    this.toldRefusal = refusal;
   }
 
-  failed(sink: string, reason: string): void {
+  failed(sink: string, reason: string, refusal = false): void {
     this.down.add(sink);
-    if (this.told) return;
+    if (this.told && (this.toldRefusal || !refusal)) return;
     this.told = true;
+    this.toldRefusal = refusal;
     this.tell.lost(`Redis failed sink "${sink}" (${reason}); sinks keep events in their outage journals until it answers`);
   }
 
@@ -35,6 +40,7 @@ export class RedisHealth {
     this.down.delete(sink);
     if (!this.told || this.down.size > 0) return;
     this.told = false;
+    this.toldRefusal = false;
     this.tell.back('Redis answers again; sinks move their outage journals into their queues');
   }
 }

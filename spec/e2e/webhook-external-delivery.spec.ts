@@ -40,7 +40,9 @@ test('with delivery "external" the node delivers nothing itself; two weir delive
     await workers[0]!.kill9();
     receiver.respond(() => ({ status: 200 }));
 
-    const done = await hn.sinkWhen((s) => s.pending === 0 && deliveredAll(receiver.acknowledged(), ports), 'every flow.completed delivered', { timeoutMs: 45_000 });
+    // The dead worker's batch waits until its lock lapses (15 s) and two stalled-job
+    // checks, 15 s apart, hand it on: up to 45 s, longer on a loaded machine.
+    const done = await hn.sinkWhen((s) => s.pending === 0 && deliveredAll(receiver.acknowledged(), ports), 'every flow.completed delivered', { timeoutMs: 100_000 });
     const distinct = completedById(receiver.acknowledged()).size;
     assert.is(distinct, 30);
     assert.equal([done.total_delivered, done.dead_letters, done.replay_gaps], [30, 0, 0], 'one count per distinct event, redeliveries included');

@@ -21,9 +21,24 @@ test('up goes false with the first sink Redis fails and true once every failed s
   assert.equal(told, ['lost', 'back']);
 });
 
+test('a refusal found after the outage was told for another reason is told once more, and not again in that outage', () => {
+  const { health: h, told } = health();
+  h.failed('a', 'Stream is not writeable');
+  h.failed('a', 'refused weir: WRONGPASS', true);
+  h.failed('b', 'refused weir: WRONGPASS', true);
+  h.failed('a', 'Stream is not writeable');
+  assert.equal(told, ['lost', 'lost']);
+  h.answered('a');
+  h.answered('b');
+  h.failed('a', 'refused weir: WRONGPASS', true);
+  h.failed('a', 'refused weir: WRONGPASS', true);
+  assert.equal(told, ['lost', 'lost', 'back', 'lost'], 'a refusal told first is told once');
+});
+
 test('an outage told at start is down until a sink finds Redis answering', () => {
   const { health: h, told } = health();
-  h.markLost();
+  h.markLost(true);
+  h.failed('a', 'refused weir: WRONGPASS', true);
   assert.is(h.up, false);
   h.answered('a');
   assert.is(h.up, true);
