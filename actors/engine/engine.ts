@@ -31,6 +31,7 @@ import type { RouteMode } from '../../streams/contract.js';
 import type { DeliveryAcks } from '../sinks/delivery-acks.js';
 import { buildSink } from './build-sinks.js';
 import { MissedRanges } from '../sinks/missed-ranges.js';
+import { carryUncleanStop } from './unclean-stop.js';
 import { SinkKeeper } from '../sinks/sink-keeper.js';
 import { keptMarks, type Marks } from '../sinks/sink-marks.js';
 import type { BuildInfo } from './build-info.js';
@@ -288,7 +289,7 @@ export class Engine {
   }
 
   async start(): Promise<void> {
-    const uncleanStop = this.carryUncleanStop();
+    const uncleanStop = carryUncleanStop({ left: this.leftMarks, sequences: this.sequences, missed: this.missed, log: this.opts.log, now: this.now });
     // Written before any sink starts (an outbox may take seconds to open): a crash from
     // here on is counted from this run's marks, never again from the carried ones.
     this.keeper.marks.saveNow(this.keptMarks());
@@ -335,29 +336,6 @@ export class Engine {
     if (uncleanStop) this.bus.publish({ event_type: 'engine.warning', payload: { code: 'unclean_stop', message: uncleanStop } });
     void this.probes.start();
     this.opts.log.info({ inbounds: this.inbounds.map((i) => ({ tag: i.tag, ...i.address() })) }, 'engine started');
-  }
-
-  /**
-   * After a run that did not stop cleanly (SinkMarks), each of its sinks' events past
-   * what it had kept, up to where this run begins, are a missed range of its tag
-   * (recorded as a replay gap when the tag starts). Returns the warning to publish, or null.
-   */
-  private carryUncleanStop(): string | null {
-    const left = this.leftMarks;
-    if (!left) return null;
-    const to = this.sequences.first - 1;
-    const ranges = Object.entries(left).filter(([, kept]) => kept < to);
-    const behind = this.sequences.behind;
-    const stopped = `the previous run did not stop cleanly (killed or crashed${behind ? `; ${behind}` : ''})`;
-    if (ranges.length === 0) return stopped;
-    const named = ranges.map(([tag, kept]) => `sink "${tag}" ${kept + 1}..${to}`).join(', ');
-    try {
-      for (const [tag, kept] of ranges) this.missed.add(tag, { from_sequence: kept + 1, to_sequence: to, at_unix_ms: this.now() });
-    } catch (err) {
-      this.opts.log.warn({ err }, 'the ranges a crash may have lost could not be kept');
-      return `${stopped}: the events it published past what each sink had kept (${named}) may be lost, and could not be counted as replay gaps (the state_dir cannot be written)`;
-    }
-    return `${stopped}: the events it published past what each sink had kept are counted as a replay gap (${named}); those kept after all are delivered as usual`;
   }
 
   private keptMarks(): Marks {

@@ -150,9 +150,9 @@ export class BullmqOutbox implements Outbox {
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
     const { redis, keys } = this.p;
-    const last = continuesLast ? await redis.lindex(keys.gaps, -1) : null;
+    const last = continuesLast ? await this.command(redis.lindex(keys.gaps, -1)) : null;
     if (last) {
-      await redis.lset(keys.gaps, -1, JSON.stringify({ ...(JSON.parse(last) as ReplayGap), to_sequence: gap.to_sequence }));
+      await this.command(redis.lset(keys.gaps, -1, JSON.stringify({ ...(JSON.parse(last) as ReplayGap), to_sequence: gap.to_sequence })));
       return;
     }
     await this.addGaps([gap], 1);
@@ -169,7 +169,7 @@ export class BullmqOutbox implements Outbox {
     const m = redis.multi().hincrby(keys.state, 'replay_gaps', count);
     if (records.length > 0) m.rpush(keys.gaps, ...records).ltrim(keys.gaps, -OUTBOX_GAPS_KEPT, -1);
     if (more) m.hset(keys.state, more[0], more[1]);
-    await m.exec();
+    await this.command(m.exec());
   }
 
   /**
@@ -179,19 +179,19 @@ export class BullmqOutbox implements Outbox {
    */
   async beginMove(jobIds: readonly string[]): Promise<Set<string>> {
     if (jobIds.length === 0) return new Set();
-    return new Set((await this.p.redis.eval(BEGIN_MOVE, 1, this.p.keys.moving, ...jobIds)) as string[]);
+    return new Set((await this.command(this.p.redis.eval(BEGIN_MOVE, 1, this.p.keys.moving, ...jobIds))) as string[]);
   }
 
   /** The move deleted the journal entries of `jobIds` (without ids: the journal is empty). */
   async endMove(jobIds?: readonly string[]): Promise<void> {
     const { redis, keys } = this.p;
-    if (!jobIds) await redis.del(keys.moving);
-    else if (jobIds.length > 0) await redis.hdel(keys.moving, ...jobIds);
+    if (!jobIds) await this.command(redis.del(keys.moving));
+    else if (jobIds.length > 0) await this.command(redis.hdel(keys.moving, ...jobIds));
   }
 
   /** A number field of the sink's state hash (0 when unset). */
   async stateField(field: string): Promise<number> {
-    return Number((await this.p.redis.hget(this.p.keys.state, field)) ?? 0);
+    return Number((await this.command(this.p.redis.hget(this.p.keys.state, field))) ?? 0);
   }
 
   async state(): Promise<OutboxState> {
@@ -217,6 +217,15 @@ export class BullmqOutbox implements Outbox {
     this.appended.clear();
     this.p.onClose(this);
     await within(this.p.queue.close(), CLOSE_WAIT_MS);
+  }
+
+  /** A Redis command whose failure rejects as an append's does (storeError). */
+  private async command<T>(sent: Promise<T>): Promise<T> {
+    try {
+      return await sent;
+    } catch (err) {
+      throw this.storeError(err);
+    }
   }
 
   /**
