@@ -30,7 +30,7 @@ test('a missing package is named in one line that says what to install, exit 1',
   assert.equal(await check({ PATH: bin }), {
     code: 1,
     stdout: '',
-    stderr: 'make test needs Debian packages that are missing: sudo apt-get install microsocks tinyproxy strace systemd prometheus chromium\n',
+    stderr: 'make test needs Debian packages that are missing: sudo apt-get install microsocks tinyproxy strace systemd prometheus chromium openssl redis-tools\n',
   });
 });
 
