@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/redis-client.js';
-import type { SinkKeys } from './bullmq-keys.js';
+import { bodiesKey, type SinkKeys } from './bullmq-keys.js';
 
 /**
  * Fields of a job's hash: its events are counted in `pending` (set once, by the add's
@@ -7,7 +7,7 @@ import type { SinkKeys } from './bullmq-keys.js';
  * clears it).
  */
 export const ADDED_FIELD = 'weir_added';
-const COUNTED_FIELD = 'weir_delivered';
+export const COUNTED_FIELD = 'weir_delivered';
 export const DEAD_FIELD = 'weir_dead';
 
 /**
@@ -38,16 +38,18 @@ return pending`;
  * Counts each delivered job once (its hash's mark): its events as delivered, and, if
  * its add was counted, out of `pending` (or of `dead_letters`, for a job counted dead
  * whose move to the failed set never happened) with its bytes and `enqueued` member.
- * A job the outage journal's move is adding is marked settled (journaled-outbox.ts).
- * KEYS: state hash, enqueued, moving hash, then the job hashes; ARGV: the fields
- * counted, dead and added, then job id, bytes and events for each job.
+ * Its bodies go (bullmq-bodies.ts). A job the outage journal's move is adding is marked
+ * settled (journaled-outbox.ts).
+ * KEYS: state hash, enqueued, moving hash, then job hash and bodies key of each job;
+ * ARGV: the fields counted, dead and added, then job id, bytes and events of each job.
  */
 const COUNT_DELIVERED = `
 local delivered, bytes, pending, dead = 0, 0, 0, 0
-for i = 4, #KEYS do
-  local a = 3 * (i - 4) + 4
+for i = 4, #KEYS, 2 do
+  local a = 3 * (i - 4) / 2 + 4
   local id, size, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   if redis.call('HEXISTS', KEYS[3], id) == 1 then redis.call('HSET', KEYS[3], id, '1') end
+  redis.call('DEL', KEYS[i + 1])
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('HSETNX', KEYS[i], ARGV[1], '1') == 1 then
     delivered = delivered + n
     if redis.call('HEXISTS', KEYS[i], ARGV[3]) == 1 then
@@ -125,7 +127,7 @@ export class DeliveryCounts {
   private async flush(): Promise<void> {
     const jobs = this.due.splice(0);
     this.flushing = null;
-    const keys = [this.keys.state, this.keys.enqueued, this.keys.moving, ...jobs.map((j) => this.keys.base + j.jobId)];
+    const keys = [this.keys.state, this.keys.enqueued, this.keys.moving, ...jobs.flatMap((j) => [this.keys.base + j.jobId, bodiesKey(this.keys, j.jobId)])];
     const args = jobs.flatMap((j) => [j.jobId, j.bytes, j.events]);
     await this.redis.eval(COUNT_DELIVERED, keys.length, ...keys, COUNTED_FIELD, DEAD_FIELD, ADDED_FIELD, ...args);
   }

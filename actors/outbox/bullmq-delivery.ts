@@ -2,8 +2,9 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
 import { connectRedis, workerConnection, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
 import type { DeliverEntries } from '../contracts/outbox.js';
-import { DeliveryCounts } from './bullmq-counts.js';
-import { bytesOf, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { COUNTED_FIELD, DeliveryCounts } from './bullmq-counts.js';
+import { readBodies } from './bullmq-bodies.js';
+import { bytesOf, eventsOf, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 export interface BullmqDeliveryOptions {
@@ -45,9 +46,21 @@ const IDLE_WAIT_S = 60;
 /** How soon a job whose count Redis refused is attempted again. */
 const UNCOUNTED_RETRY_MS = 1000;
 
+/** How long after its append a job whose bodies are missing waits for them (withoutBodies). */
+const BODIES_WAIT_MS = 60_000;
+
 /** A count Redis refused: the attempt fails, so the job is delivered again and counted then (receivers dedupe). */
 function uncounted(err: unknown): never {
-  throw new RetryAt(`the delivery could not be counted: ${err instanceof Error ? err.message : String(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
+  throw new RetryAt(`the delivery could not be counted: ${messageOf(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
+}
+
+/** A job Redis did not let the worker read is tried again. */
+function unread(err: unknown): never {
+  throw new RetryAt(`the job could not be read: ${messageOf(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 export class BullmqDelivery {
@@ -55,6 +68,7 @@ export class BullmqDelivery {
   private readonly redis: RedisClient;
   private readonly connection: ReturnType<typeof workerConnection>;
   private readonly counts: DeliveryCounts;
+  private readonly keys: SinkKeys;
 
   constructor(opts: BullmqDeliveryOptions) {
     const onError = opts.onError ?? (() => undefined);
@@ -63,6 +77,7 @@ export class BullmqDelivery {
     this.redis.on('error', onError);
     this.connection = workerConnection(opts.url);
     if (this.connection instanceof Cluster) this.connection.on('error', onError);
+    this.keys = opts.keys;
     this.counts = new DeliveryCounts(this.redis, opts.keys);
     this.worker = new Worker<JobData, string, string>(opts.keys.queue, (job) => this.process(job, opts.deliver), {
       connection: this.connection,
@@ -83,7 +98,9 @@ export class BullmqDelivery {
   }
 
   private async process(job: OutboxJob, deliver: DeliverEntries): Promise<string> {
-    const entries = toEntries(job);
+    const [stored] = await readBodies(this.redis, this.keys, [job.id!]).catch(unread);
+    const entries = toEntries(job, stored!);
+    if (!entries) return this.withoutBodies(job);
     const settled = await deliver(entries);
     const counted = { jobId: job.id!, bytes: bytesOf(entries), events: entries.length };
     if (settled.kind === 'ack') {
@@ -92,6 +109,21 @@ export class BullmqDelivery {
     }
     await this.counts.failed(counted, settled.error, Date.now(), settled.kind === 'dead').catch(uncounted);
     throw settled.kind === 'retry' ? new RetryAt(settled.error, settled.notBeforeUnixMs) : new UnrecoverableError(settled.error);
+  }
+
+  /**
+   * A job whose bodies are gone was counted delivered by a worker that died before
+   * BullMQ completed it: it is complete. One whose bodies are not there yet (the add
+   * that wrote them failed, and the move of the outage journal writes them again) is
+   * tried again, until BODIES_WAIT_MS after its append; then it is a dead letter, which
+   * a replay delivers once its bodies are written.
+   */
+  private async withoutBodies(job: OutboxJob): Promise<string> {
+    if (await this.redis.hexists(this.keys.base + job.id!, COUNTED_FIELD).catch(unread)) return 'delivered';
+    const why = `the envelopes of job ${job.id!} are not in Redis`;
+    if (Date.now() - job.timestamp < BODIES_WAIT_MS) throw new RetryAt(why, Date.now() + UNCOUNTED_RETRY_MS);
+    await this.counts.failed({ jobId: job.id!, bytes: 0, events: eventsOf(job.data).length }, why, Date.now(), true).catch(uncounted);
+    throw new UnrecoverableError(why);
   }
 
   /** Waits until the worker is connected and taking jobs. */

@@ -2,16 +2,21 @@ import type { Job, JobsOptions } from 'bullmq';
 import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 import { WeirError } from '../errors/weir-error.js';
 import { jobIdFor } from './bullmq-keys.js';
+import { decodeBodies } from './bullmq-bodies.js';
 
 /**
- * What a sink's BullMQ job carries: the envelopes of one append, in bus order, up to the
+ * What a sink's BullMQ job carries: the events of one append, in bus order, up to the
  * sink's batch_size. They are delivered in one request and settled together, so under a
- * backlog BullMQ moves one job per request instead of one per event.
+ * backlog BullMQ moves one job per request instead of one per event. Their bodies are
+ * kept beside the job (bullmq-bodies.ts), but for jobs written by a weir that kept them
+ * in the data.
  */
 export interface JobData {
-  events: OutboxAppend[];
+  events: JobEvent[];
   replayed_at_unix_ms: number | null;
 }
+
+export type JobEvent = Pick<OutboxAppend, 'id' | 'sequence'> & { body?: string };
 
 /** A job written by a weir that kept one envelope per job, delivered as a job of one. */
 interface SingleEventData {
@@ -64,14 +69,25 @@ export function isOutOfMemory(err: unknown): boolean {
   return [message, ...(previousErrors ?? []).map((e) => e.message)].some((m) => m?.startsWith('OOM '));
 }
 
-export function jobData(events: readonly OutboxAppend[], replayedAtUnixMs: number | null = null): JobData {
-  return { events: [...events], replayed_at_unix_ms: replayedAtUnixMs };
+export function jobData(events: readonly JobEvent[], replayedAtUnixMs: number | null = null): JobData {
+  return { events: events.map((e) => ({ id: e.id, sequence: e.sequence })), replayed_at_unix_ms: replayedAtUnixMs };
 }
 
-/** The envelopes of a job's data, whichever shape it was written in. */
-export function eventsOf(data: JobData | SingleEventData): OutboxAppend[] {
+/** The events of a job's data, whichever shape it was written in. */
+export function eventsOf(data: JobData | SingleEventData): JobEvent[] {
   if ('events' in data) return data.events;
   return [{ id: data.event_id, sequence: data.sequence, body: data.body }];
+}
+
+/**
+ * A job's envelopes, their bodies from `stored` (bullmq-bodies.ts) or, for a job an
+ * earlier weir wrote, from its data; null when neither holds them.
+ */
+export function envelopesOf(data: JobData | SingleEventData, stored: string | null): OutboxAppend[] | null {
+  const events = eventsOf(data);
+  const bodies = stored ? decodeBodies(stored) : events.map((e) => e.body);
+  if (bodies.length !== events.length || bodies.some((b) => b === undefined)) return null;
+  return events.map((e, i) => ({ id: e.id, sequence: e.sequence, body: bodies[i]! }));
 }
 
 export function bytesOf(events: readonly OutboxAppend[]): number {
@@ -101,10 +117,10 @@ export function jobOpts(jobId: string, now: number): JobsOptions {
 }
 
 /**
- * A job's envelopes as pending entries: they share its append time, attempts and replay.
- * Fields named, not spread: a spread of each parsed event was 1.5 µs of the worker's time per event.
+ * A job's envelopes as pending entries: they share its append time, attempts and replay;
+ * null when its bodies are missing (envelopesOf).
  */
-export function toEntries(job: OutboxJob): OutboxEntry[] {
+export function toEntries(job: OutboxJob, stored: string | null): OutboxEntry[] | null {
   const { timestamp, attemptsMade, data } = job;
-  return eventsOf(data).map((e) => ({ id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: timestamp, attempts: attemptsMade, replayed_at_unix_ms: data.replayed_at_unix_ms }));
+  return envelopesOf(data, stored)?.map((e) => ({ id: e.id, sequence: e.sequence, body: e.body, enqueued_at_unix_ms: timestamp, attempts: attemptsMade, replayed_at_unix_ms: data.replayed_at_unix_ms })) ?? null;
 }

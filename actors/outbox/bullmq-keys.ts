@@ -13,6 +13,9 @@
  *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), job
  *                                      id from the first event_id; kept KEEP_COMPLETED_S
  *                                      after its delivery (bullmq-jobs.ts)
+ *   weir:{<node>}:sink:<tag>:ev-<id>:bodies
+ *                                      string: the job's envelopes, one per line, until
+ *                                      its delivery is counted (bullmq-bodies.ts)
  *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps,
  *                                      bytes, pending and dead_letters (events, where
  *                                      BullMQ counts jobs), last_error (JSON), store_id
@@ -60,6 +63,11 @@ function keysUnder(prefix: string, sink: string): SinkKeys {
   const queue = enc(sink);
   const base = `${prefix}:${queue}:`;
   return { prefix, queue, base, state: `${base}state`, gaps: `${base}gaps`, enqueued: `${base}enqueued`, moving: `${base}moving` };
+}
+
+/** Where the envelopes of a job are kept beside it (bullmq-bodies.ts). */
+export function bodiesKey(keys: SinkKeys, jobId: string): string {
+  return `${keys.base}${jobId}:bodies`;
 }
 
 export function nodeOutboxKey(nodeId: string): string {

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
-import { eventsOf, type JobData, type TimedGroup } from './bullmq-jobs.js';
+import { envelopesOf, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { legacySinkKeys, type SinkKeys } from './bullmq-keys.js';
 
 /** The states of a job not yet delivered nor dead: an `active` one was held by a node or worker now gone. */
@@ -28,7 +28,8 @@ export async function drainLegacyQueue(redis: RedisClient, nodeId: string, sink:
   const queue = new Queue<JobData, string, string>(old.queue, { connection: redis, prefix: old.prefix });
   try {
     const jobs = (await queue.getJobs([...PENDING_STATES])).filter((j) => j.id !== undefined);
-    if (jobs.length > 0) await add(jobs.map((j) => ({ id: j.id!, events: eventsOf(j.data), atUnixMs: j.timestamp })));
+    // The old layout predates bodies kept beside the job: every job's data holds them.
+    if (jobs.length > 0) await add(jobs.map((j) => ({ id: j.id!, events: envelopesOf(j.data, null)!, atUnixMs: j.timestamp })));
     for (const job of jobs) await redis.eval(REMOVE_JOB, 0, `${old.base}${job.id!}`, job.id!, old.base);
     const left = await queue.getJobCountByTypes('failed', ...PENDING_STATES);
     if (left === 0) {

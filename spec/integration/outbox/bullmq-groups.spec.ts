@@ -10,6 +10,8 @@ import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { redisSuite, type RedisServer } from '../../support/redis-server.js';
 import { bullmqDrain } from './bullmq-drain.js';
+import { BullmqDelivery } from '../../../actors/outbox/bullmq-delivery.js';
+import { waitFor } from '../../support/wait-for.js';
 import { counts, entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
 
 // The Redis store keeps the events of one append in jobs of up to batch_size, delivered
@@ -20,7 +22,8 @@ let nodes = 0;
 interface GroupSink {
   outbox: BullmqOutbox;
   drain: (settle?: () => EntrySettlement) => Promise<string[]>;
-  jobIds: () => Promise<string[]>;
+  /** The keys of the sink's jobs and of their bodies, after the queue's base. */
+  jobKeys: () => Promise<string[]>;
   close: () => Promise<void>;
 }
 
@@ -33,7 +36,7 @@ async function openSink(redis: RedisServer, batchSize: number): Promise<GroupSin
   return {
     outbox,
     drain: async (settle = () => ({ kind: 'ack' })) => (await bullmqDrain(redis.url, keys, settle)).map((e) => e.id),
-    jobIds: async () => (await admin.keys(`${keys.base}ev-*`)).map((k) => k.slice(keys.base.length)).sort(),
+    jobKeys: async () => (await admin.keys(`${keys.base}ev-*`)).map((k) => k.slice(keys.base.length)).sort(),
     close: async () => {
       admin.disconnect();
       await store.close();
@@ -47,9 +50,10 @@ test('an append is kept in jobs of up to batch_size events, delivered in order, 
   const sink = await openSink(await server, 2);
   try {
     await sink.outbox.append(entries(1, 5));
-    assert.equal(await sink.jobIds(), ['ev-ev-1', 'ev-ev-3', 'ev-ev-5']);
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies', 'ev-ev-3', 'ev-ev-3:bodies', 'ev-ev-5', 'ev-ev-5:bodies']);
     assert.equal(counts(await sink.outbox.state()), { pending: 5, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: bytesOf(entries(1, 5)) });
     assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5']);
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-3', 'ev-ev-5'], 'the bodies go with the count; the completed jobs are kept');
     assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
   } finally {
     await sink.close();
@@ -129,16 +133,17 @@ test('an append Redis ran late, added again under the same job ids, is held, del
     assert.instance(err, OutboxUnavailable);
     queue.addBulk = add;
     await ranLate;
-    assert.equal(await sink.jobIds(), ['ev-ev-1']);
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies']);
     assert.is((await sink.outbox.state()).pending, 0, 'a job whose add failed is not counted yet');
     // What the outage journal's move does with the entries the failed append kept there.
     await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
     await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
-    assert.equal(await sink.jobIds(), ['ev-ev-1'], 'one job');
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies'], 'one job');
     assert.is((await sink.outbox.state()).pending, 3, 'counted once');
     assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3']);
     await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
     assert.equal(await sink.drain(), [], 'a delivered job added again is held (its id is kept) and not delivered again');
+    assert.equal(await sink.jobKeys(), ['ev-ev-1'], 'and no bodies are written for it');
     const s = await sink.outbox.state();
     assert.equal([s.total_delivered, s.pending], [3, 0]);
   } finally {
@@ -158,6 +163,54 @@ test('a job written with one event in the older shape is delivered and counted',
     assert.equal([s.total_delivered, s.pending], [1, 0], 'its delivery counted; its pending count was the writer\'s');
   } finally {
     await queue.close();
+    await sink.close();
+  }
+});
+
+test('a job whose bodies are missing is held until the move writes them, then delivered once', async () => {
+  const redis = await server;
+  const sink = await openSink(redis, 3);
+  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
+  const admin = new Redis(redis.url);
+  try {
+    await sink.outbox.append(entries(1, 3));
+    // As if the write of the bodies failed and the add went through.
+    await admin.del(`${keys.base}ev-ev-1:bodies`);
+    assert.equal(await sink.drain(), [], 'not delivered without its bodies');
+    let s = await sink.outbox.state();
+    assert.equal([s.pending, s.total_failed, s.dead_letters], [3, 0, 0], 'held, not failed');
+    await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
+    const seen: string[] = [];
+    const delivery = new BullmqDelivery({ url: redis.url, keys, concurrency: 1, deliver: async (list) => (seen.push(...list.map((e) => e.id)), { kind: 'ack' }) });
+    try {
+      await waitFor(async () => (await sink.outbox.state()).total_delivered === 3, 10_000, 'the held job delivered');
+    } finally {
+      await delivery.close();
+    }
+    assert.equal(seen, ['ev-1', 'ev-2', 'ev-3']);
+    s = await sink.outbox.state();
+    assert.equal([s.pending, s.total_failed, s.dead_letters], [0, 0, 0]);
+  } finally {
+    admin.disconnect();
+    await sink.close();
+  }
+});
+
+test('a job counted delivered whose worker died before BullMQ completed it is completed, not sent again', async () => {
+  const redis = await server;
+  const sink = await openSink(redis, 3);
+  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
+  const admin = new Redis(redis.url);
+  try {
+    await sink.outbox.append(entries(1, 3));
+    // What the count of its delivery leaves: the mark on the job, its bodies gone.
+    await admin.hset(`${keys.base}ev-ev-1`, 'weir_delivered', '1');
+    await admin.del(`${keys.base}ev-ev-1:bodies`);
+    assert.equal(await sink.drain(), []);
+    const queue = sink.outbox['p'].queue;
+    assert.equal(await queue.getJobCounts('completed', 'failed', 'delayed'), { completed: 1, failed: 0, delayed: 0 });
+  } finally {
+    admin.disconnect();
     await sink.close();
   }
 });

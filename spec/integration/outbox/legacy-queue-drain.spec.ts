@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as assert from 'uvu/assert';
-import { jobData, jobOpts } from '../../../actors/outbox/bullmq-jobs.js';
+import { jobOpts } from '../../../actors/outbox/bullmq-jobs.js';
 import { legacySinkKeys, sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { redisSuite } from '../../support/redis-server.js';
@@ -18,9 +18,10 @@ async function writeOldLayout(url: string, nodeId: string): Promise<void> {
   const admin = new Redis(url);
   try {
     const now = Date.now();
+    // The old layout's jobs carry their bodies in their data.
     await queue.addBulk([
-      { name: 'envelope', data: jobData(entries(11, 12)), opts: jobOpts('ev-11', now) },
-      { name: 'envelope', data: jobData(entries(13, 13)), opts: { ...jobOpts('ev-13', now), delay: 60_000 } },
+      { name: 'envelope', data: { events: entries(11, 12), replayed_at_unix_ms: null }, opts: jobOpts('ev-11', now) },
+      { name: 'envelope', data: { events: entries(13, 13), replayed_at_unix_ms: null }, opts: { ...jobOpts('ev-13', now), delay: 60_000 } },
     ]);
     await admin.hset(old.state, 'total_delivered', 10, 'total_failed', 2, 'replay_gaps', 1, 'pending', 3);
     await admin.rpush(old.gaps, JSON.stringify({ from_sequence: 4, to_sequence: 5, at_unix_ms: now }));
