@@ -1,5 +1,9 @@
+import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { reap } from '../support/child-reaper.js';
+import { hasExited } from '../support/listening.js';
+import { logLines } from '../support/log-lines.js';
 import { E2E_NODE_ID } from '../support/node-config.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
@@ -9,7 +13,7 @@ import { waitFor } from '../support/wait-for.js';
 import { deliveredAll } from '../support/webhook-expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, type HookNode } from '../support/webhook-node.js';
-import { runWeir } from '../support/weir-bin.js';
+import { runWeir, WEIR_BIN } from '../support/weir-bin.js';
 
 const PASSWORD = 'cluster-acl-pass-9f04c2d7';
 
@@ -71,7 +75,7 @@ test('a node delivering its own queue and weir fleet run on a Redis Cluster as t
   ));
 
 // ioredis's cluster client asks CLUSTER INFO before it is ready; refused, it starts over for ever, and weir used to wait with it.
-test('a node whose cluster ACL user may not run CLUSTER INFO proxies at once, journals, says why, and moves the journal once every node allows it', () =>
+test('a node whose cluster ACL user may not run CLUSTER INFO proxies at once, journals and says why, the CLI exits 3 with it, and the journal moves once every node allows it', () =>
   onClusterAs(
     (line) => line.replace(' +cluster|info', ''),
     async ({ cluster, receiver, hn, line }) => {
@@ -89,6 +93,19 @@ test('a node whose cluster ACL user may not run CLUSTER INFO proxies at once, jo
         const res = await runWeir(command, 30_000);
         assert.is(res.code, 3, `weir ${command[0]}: ${res.stderr}`);
         assert.ok(res.stderr.includes(refused), res.stderr);
+      }
+      // weir dashboard keeps trying, as it does while Redis is down, and logs why once.
+      const dashboard = spawn(WEIR_BIN, ['dashboard', '-c', hn.configPath, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      reap(dashboard);
+      let output = '';
+      dashboard.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      dashboard.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      try {
+        const why = await waitFor(() => logLines(output).find((l) => l['msg'] === 'weir dashboard cannot search Redis for sink queues'), 30_000, 'weir dashboard telling why it cannot search');
+        assert.is(why['err'], refused, output);
+        assert.not.ok(hasExited(dashboard), output);
+      } finally {
+        dashboard.kill('SIGTERM');
       }
       assert.is(receiver.acknowledged().length, 0);
 
