@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { OutboxLimits, OutboxOpenOptions, OutboxStore, WriteBlockReason } from '../contracts/outbox.js';
 import { connectRedis, type RedisAddress, type RedisClient } from '../redis/redis-client.js';
+import { readyRedis } from '../redis/cluster-readiness.js';
 import { refusalOf } from '../redis/redis-refusal.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
@@ -76,7 +77,7 @@ export class BullmqOutboxStore implements OutboxStore<BullmqOutbox> {
     });
     redis.on('error', onError);
     try {
-      await redis.connect();
+      await readyRedis(redis);
       const claim = await RedisNodeClaim.take(redis, {
         nodeId: opts.nodeId,
         ...(opts.stateDir !== undefined && { stateDir: opts.stateDir }),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { connectRedis, redisAddressOf, type RedisAddress } from '../redis/redis-client.js';
-import { refusalOf } from '../redis/redis-refusal.js';
+import { redisAddressOf, type RedisAddress } from '../redis/redis-client.js';
+import { withRedis } from '../redis/with-redis.js';
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
 import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
@@ -60,16 +60,9 @@ export async function readOutboxState(stateDir: string, sink: string): Promise<O
 
 /** A sink's Redis outbox state: reads only, so it is safe while the node runs. Rejects when Redis cannot be reached. */
 export async function readRedisOutboxState(url: RedisAddress, nodeId: string, sink: string): Promise<OutboxState> {
-  const redis = connectRedis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect().catch((err: unknown) => {
-      throw refusalOf(redis, err);
-    });
+  return withRedis(url, async (redis) => {
     const blocked = ((await redis.hget(nodeOutboxKey(nodeId), 'write_blocked_reason')) || null) as WriteBlockReason | null;
     // From 0: a member without a job may be of an append under way of a running node, and is left alone.
     return (await readBullmqSink(redis, sinkKeys(nodeId, sink), blocked, 0)).state;
-  } finally {
-    redis.disconnect();
-  }
+  });
 }

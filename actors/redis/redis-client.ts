@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { redisLocation } from '../errors/redis-unreachable.js';
+import { watchClusterReadiness } from './cluster-readiness.js';
 import { watchRefusals } from './redis-refusal.js';
 
 /** A connection to the fleet's Redis: a standalone server, or a Redis Cluster. */
@@ -41,9 +43,15 @@ export type RedisConnectOptions = Pick<RedisOptions, 'enableOfflineQueue' | 'max
 export function connectRedis(given: RedisAddress, options: RedisConnectOptions = {}): RedisClient {
   const address = placed(given);
   const client = 'url' in address ? new Redis({ ...serverOptions(address.url, address), ...options }) : clusterOf(address, options);
-  watchRefusals(client, firstUrl(address));
+  watchRefusals(client, firstUrl(address), redisPlace(address));
   return client;
 }
+
+/**
+ * How long a seed asked why a cluster client is not ready (cluster-readiness.ts) may
+ * take to connect, and then to answer (ms).
+ */
+const PROBE_WAIT_MS = 3000;
 
 function clusterOf(address: { readonly cluster: readonly string[] } & RedisAccess, options: RedisConnectOptions): Cluster {
   const { enableOfflineQueue, lazyConnect, retryStrategy, ...perNode } = options;
@@ -53,7 +61,10 @@ function clusterOf(address: { readonly cluster: readonly string[] } & RedisAcces
     ...(lazyConnect !== undefined && { lazyConnect }),
     ...(retryStrategy !== undefined && { clusterRetryStrategy: retryStrategy }),
   };
-  return new Cluster(address.cluster.map(seedOf), clusterOptions);
+  const cluster = new Cluster(address.cluster.map(seedOf), clusterOptions);
+  const probeOptions: RedisOptions = { lazyConnect: true, enableReadyCheck: false, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: PROBE_WAIT_MS, commandTimeout: PROBE_WAIT_MS };
+  watchClusterReadiness(cluster, redisPlace(address), () => address.cluster.map((seed) => new Redis({ ...serverOptions(seed, address), ...probeOptions })));
+  return cluster;
 }
 
 /**
@@ -70,6 +81,12 @@ export function workerConnection(given: RedisAddress): Omit<RedisOptions, 'retry
 export function firstUrl(given: RedisAddress): string {
   const address = placed(given);
   return 'url' in address ? address.url : address.cluster[0]!;
+}
+
+/** The address as errors name it, without credentials: the URL, or a cluster's seeds. */
+export function redisPlace(given: RedisAddress): string {
+  const address = placed(given);
+  return 'url' in address ? redisLocation(address.url) : address.cluster.map(redisLocation).join(', ');
 }
 
 /** The config's `redis` as an address: `url`, or `cluster`'s seeds, with its user name and TLS files. */

@@ -1,4 +1,5 @@
 import { firstUrl, redisAddressOf } from '../../actors/redis/redis-client.js';
+import { withRedis } from '../../actors/redis/with-redis.js';
 import http from 'node:http';
 import { within } from '../../actors/base/within.js';
 import { listenOn } from '../../actors/net/listen-on.js';
@@ -35,16 +36,21 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
   const sinks = config.event_sinks.filter((s): s is WebhookSinkConfig => s.type === 'webhook');
   if (!config.redis) throw new UsageError(`${flags.config} has no redis: weir deliver delivers Redis sink queues`);
   if (sinks.length === 0) throw new UsageError(`${flags.config} has no Webhook sink to deliver`);
+  const address = redisAddressOf(config.redis);
   const { log } = createLogger({ level: config.log.level, file: config.log.file, format: flags.logFormat });
   const { ExternalDelivery } = await import('../../actors/webhook/external-delivery.js');
-  const delivery = new ExternalDelivery({ redis: redisAddressOf(config.redis), sinks, nodeId: flags.node ?? null, log });
+  // Asked first on a connection that fails rather than waits: a cluster whose ready check fails would hold the workers' client for ever.
+  await withRedis(address, (redis) => redis.ping()).catch(async (err: unknown) => {
+    throw await explainRedisError(err, firstUrl(address));
+  });
+  const delivery = new ExternalDelivery({ redis: address, sinks, nodeId: flags.node ?? null, log });
   const health = flags.health ? await serveHealth(flags.health, () => delivery.queues) : null;
   try {
     await delivery.start();
   } catch (err) {
     health?.close();
     await within(delivery.close(), STOP_WAIT_MS);
-    throw await explainRedisError(err, firstUrl(redisAddressOf(config.redis)));
+    throw await explainRedisError(err, firstUrl(address));
   }
   log.info({ sinks: sinks.map((s) => s.tag), node: flags.node ?? '*' }, 'weir deliver started');
   await new Promise<void>((resolve) => {

@@ -1,8 +1,8 @@
-import { connectRedis, firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/redis-client.js';
+import { firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/redis-client.js';
+import { withRedis } from '../../actors/redis/with-redis.js';
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
-import { refusalOf } from '../../actors/redis/redis-refusal.js';
 import { age, keyValues, printJson, table } from '../format.js';
 import { fileConfigSource } from './run.js';
 
@@ -19,18 +19,10 @@ export interface FleetFlags {
 export async function fleetCommand(args: readonly string[], flags: FleetFlags): Promise<number> {
   if (args.length > 1) throw new UsageError('usage: weir fleet [node_id] [--redis URL | -c FILE] [--json]');
   const address = redisOf(flags);
-  const redis = connectRedis(address, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  let members: FleetMember[];
-  try {
-    await redis.connect();
-    const { readFleet } = await import('../../actors/fleet/read-fleet.js');
-    members = await readFleet(redis);
-  } catch (err) {
-    throw await explainRedisError(refusalOf(redis, err), firstUrl(address));
-  } finally {
-    redis.disconnect();
-  }
+  const { readFleet } = await import('../../actors/fleet/read-fleet.js');
+  const members: FleetMember[] = await withRedis(address, readFleet).catch(async (err: unknown) => {
+    throw await explainRedisError(err, firstUrl(address));
+  });
   const [nodeId] = args;
   if (nodeId !== undefined) {
     const member = members.find((m) => m.node_id === nodeId);

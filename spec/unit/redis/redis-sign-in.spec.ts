@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectRedis } from '../../../actors/redis/redis-client.js';
-import { refusalReason } from '../../../actors/redis/redis-refusal.js';
+import { clusterRefusalReason, refusalReason } from '../../../actors/redis/redis-refusal.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 /** PEM stand-ins: the client reads the files, it does not parse them until it connects. */
@@ -49,6 +49,16 @@ test('refusals are told by the reply or the TLS code, with OpenSSL cut to its re
   assert.is(refusalReason(cluster), 'the sign-in failed: WRONGPASS invalid username-password pair or user is disabled.');
   assert.is(refusalReason(err('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')), null);
   assert.is(refusalReason(err('NOPERM this user has no permissions to run the \'flushall\' command')), null);
+});
+
+test('a cluster seed refuses weir when the ACL user may not ask for its slots or state, or when it is no cluster', () => {
+  const noSlots = Object.assign(new Error('Failed to refresh slots cache.'), { lastNodeError: new Error("NOPERM this user has no permissions to run the 'cluster|slots' command") });
+  assert.is(refusalReason(noSlots), "the ACL user may not run a command a cluster client needs: NOPERM this user has no permissions to run the 'cluster|slots' command");
+  assert.is(clusterRefusalReason(new Error("NOPERM this user has no permissions to run the 'cluster|info' command")), "the ACL user may not run a command a cluster client needs: NOPERM this user has no permissions to run the 'cluster|info' command");
+  const standalone = Object.assign(new Error('Failed to refresh slots cache.'), { lastNodeError: new Error('ERR This instance has cluster support disabled') });
+  assert.is(refusalReason(standalone), 'the seeds are not a Redis Cluster: ERR This instance has cluster support disabled');
+  assert.is(clusterRefusalReason(new Error('WRONGPASS invalid username-password pair or user is disabled.')), 'the sign-in failed: WRONGPASS invalid username-password pair or user is disabled.');
+  assert.is(clusterRefusalReason(new Error('Connection is closed.')), null);
 });
 
 test.run();
