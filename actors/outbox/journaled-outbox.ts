@@ -1,4 +1,3 @@
-import { RedisRefusedError } from '../redis/redis-refusal.js';
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { AppendSignal } from './append-signal.js';
@@ -121,10 +120,9 @@ export class JournaledOutbox implements Outbox {
    */
   private outage(why: Error | string): void {
     this.journaling = true;
-    const reason = typeof why === 'string' ? why : why.message;
-    this.down = reason;
+    this.down = typeof why === 'string' ? why : why.message;
     // Given up on at the stop's deadline is the stop's doing, not an outage to tell.
-    if (!this.p.deadline.begun) this.p.health.failed(this.sink, reason, typeof why !== 'string' && why.cause instanceof RedisRefusedError);
+    if (!this.p.deadline.begun) this.p.health.failed(this.sink, why);
   }
 
   private startMoving(): void {

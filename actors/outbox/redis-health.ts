@@ -1,3 +1,7 @@
+import { RedisRefusedError } from '../redis/redis-refusal.js';
+
+const isRefusal = (why: unknown): boolean => why instanceof RedisRefusedError || (why instanceof Error && why.cause instanceof RedisRefusedError);
+
 /**
  * Whether the node's sinks reach Redis, told once per change for the whole node: each
  * sink's JournaledOutbox says when Redis failed it and when its journal's move found it
@@ -23,17 +27,18 @@ export class RedisHealth {
   }
 
   /** An outage already told (Redis unreachable at start): its end is told, its start is not again. */
-  markLost(refusal = false): void {
+  markLost(why: unknown): void {
     this.told = true;
-    this.toldRefusal = refusal;
+    this.toldRefusal = isRefusal(why);
   }
 
-  failed(sink: string, reason: string, refusal = false): void {
+  failed(sink: string, why: Error | string): void {
     this.down.add(sink);
+    const refusal = isRefusal(why);
     if (this.told && (this.toldRefusal || !refusal)) return;
     this.told = true;
     this.toldRefusal = refusal;
-    this.tell.lost(`Redis failed sink "${sink}" (${reason}); sinks keep events in their outage journals until it answers`);
+    this.tell.lost(`Redis failed sink "${sink}" (${typeof why === 'string' ? why : why.message}); sinks keep events in their outage journals until it answers`);
   }
 
   answered(sink: string): void {
