@@ -3,7 +3,6 @@ import type { OutboxLimits, OutboxStore } from '../contracts/outbox.js';
 import { persistWriteBlock, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
 import { JournalOutbox } from './journal-outbox.js';
 import { JournalSegments } from './journal-segments.js';
-import { importLmdbOutbox } from './lmdb-import.js';
 import { OutboxBudget } from './outbox-budget.js';
 
 export interface JournalOutboxStoreOptions {
@@ -14,15 +13,10 @@ export interface JournalOutboxStoreOptions {
   onError?: (err: unknown) => void;
 }
 
-/**
- * The embedded store of a node without Redis: an append-only journal per sink in the
- * state dir (journal-outbox.ts). An LMDB outbox an earlier version left there is
- * imported once, at the first open (lmdb-import.ts).
- */
+/** The embedded store: an append-only journal per sink in the state dir (journal-outbox.ts). */
 export class JournalOutboxStore implements OutboxStore<JournalOutbox> {
   private readonly budget: OutboxBudget;
   private readonly outboxes = new Set<JournalOutbox>();
-  private imported: Promise<void> | null = null;
   /** The write-block states being persisted, one after the other; close waits for them. */
   private persisting: Promise<void> = Promise.resolve();
 
@@ -39,8 +33,6 @@ export class JournalOutboxStore implements OutboxStore<JournalOutbox> {
   }
 
   async open(sink: string): Promise<JournalOutbox> {
-    this.imported ??= importLmdbOutbox(this.opts.stateDir);
-    await this.imported;
     const dir = sinkDir(this.opts.stateDir, sink);
     const { book, sizes, last } = await replayJournal(dir);
     // An opened sink has an outbox for offline readers, even before its first write; on a
