@@ -1,6 +1,6 @@
 import type { DeadLetter, OutboxEntry, ReplayGap } from '../contracts/outbox.js';
-import type { OutboxCounts } from './outbox-state.js';
-import { noCounters, type Counters, type EntryRecord, type JournalRecord } from './journal-records.js';
+import { noCounters, type Counters, type OutboxCounts } from './outbox-state.js';
+import type { EntryRecord, JournalRecord } from './journal-records.js';
 
 /** Where a record's line is: segment number, byte offset and length. */
 export interface Place {

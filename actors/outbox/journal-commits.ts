@@ -1,6 +1,7 @@
 import type { ReplayGap } from '../contracts/outbox.js';
 import type { JournalBook } from './journal-book.js';
-import { commitRecord, encodeBatch, type Counters, type JournalRecord } from './journal-records.js';
+import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
+import type { Counters } from './outbox-state.js';
 import type { JournalSegments } from './journal-segments.js';
 
 /** A head segment whose entries are all settled is rolled over past this size, so it can go. */

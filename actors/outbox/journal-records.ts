@@ -1,4 +1,5 @@
 import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { Counters } from './outbox-state.js';
 
 /**
  * The lines of a sink's journal (journal-segments.ts), one JSON object each, keyed by
@@ -37,14 +38,6 @@ export type JournalRecord =
   | { k: 'l'; p: number[]; t: number }
   | CommitRecord;
 
-/** The counters no entry record tells: they go in every commit line. */
-export interface Counters {
-  total_delivered: number;
-  total_failed: number;
-  replay_gaps: number;
-  last_error: OutboxState['last_error'];
-}
-
 export interface CommitRecord {
   k: 'c';
   d: number;
@@ -53,8 +46,6 @@ export interface CommitRecord {
   l: OutboxState['last_error'];
   G?: ReplayGap[];
 }
-
-export const noCounters = (): Counters => ({ total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null });
 
 export function commitRecord(c: Counters, gaps: ReplayGap[] | null): CommitRecord {
   const record: CommitRecord = { k: 'c', d: c.total_delivered, f: c.total_failed, g: c.replay_gaps, l: c.last_error };

@@ -1,7 +1,7 @@
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { AppendSignal } from './append-signal.js';
-import { groupsOf, timed, type JobGroup } from './bullmq-jobs.js';
+import { groupsOf, timed } from './bullmq-jobs.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
 import { journalEntries, journalJobs } from './outage-journal.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
@@ -41,15 +41,13 @@ export interface JournaledOutboxParts {
 }
 
 /**
- * A Webhook sink's outbox on a node with Redis: the sink's BullMQ queue, which only
- * BullMQ workers deliver. While Redis does not answer (down, hung past the producer's
- * reply timeout, out of memory) appends go to the outage journal on disk, and once
- * Redis answers the journal is moved into the queue, oldest first, as the jobs the
- * appends would have added (outage-journal.ts): a move cut short by a crash is done
- * again at the next start and adds nothing twice. Appends keep going to the journal
- * until it is empty, so the queue gets events in bus order. The counters, dead letters
- * and gaps are Redis's; the journal adds its entries to `pending`, and its gaps until
- * they are moved.
+ * A Webhook sink's outbox on a node with Redis: the sink's BullMQ queue. While Redis
+ * does not answer (down, hung past the reply timeout, out of memory) appends go to the
+ * outage journal on disk; once it answers the journal is moved into the queue, oldest
+ * first, as the jobs the appends would have added (outage-journal.ts), so a move cut
+ * short by a crash adds nothing twice when done again. Appends keep going to the
+ * journal until it is empty, so the queue gets events in bus order. Counters, dead
+ * letters and gaps are Redis's; the journal adds its entries and unmoved gaps.
  */
 export class JournaledOutbox implements Outbox {
   readonly sink: string;
@@ -79,20 +77,7 @@ export class JournaledOutbox implements Outbox {
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
     const groups = groupsOf(entries, this.p.batchSize);
-    if (!this.journaling && this.redis) {
-      try {
-        await this.toRedis(this.redis.add(timed(groups, Date.now())));
-        this.appended.fire();
-        return;
-      } catch (err) {
-        if (!redisRefused(err)) throw err;
-        this.outage(err as Error);
-      }
-    }
-    await this.toJournal(groups);
-  }
-
-  private async toJournal(groups: readonly JobGroup[]): Promise<void> {
+    if (await this.inRedis((redis) => redis.add(timed(groups, Date.now())))) return this.appended.fire();
     this.journalAppends++;
     try {
       await this.p.journal.append(journalEntries(groups));
@@ -102,11 +87,23 @@ export class JournaledOutbox implements Outbox {
     this.startMoving();
   }
 
+  /** Runs `write` in Redis unless appends go to the journal; false when the journal must take it instead. */
+  private async inRedis(write: (redis: BullmqOutbox) => Promise<unknown>): Promise<boolean> {
+    if (this.journaling || !this.redis) return false;
+    try {
+      await this.toRedis(write(this.redis));
+      return true;
+    } catch (err) {
+      if (!redisRefused(err)) throw err;
+      this.outage(err as Error);
+      return false;
+    }
+  }
+
   /**
-   * A write to Redis, given up once the node's stop deadline has passed: a Redis that
-   * stopped answering would otherwise hold the stop for its reply timeout (3 s). Given
-   * up, its events go to the journal; should Redis run it after all, the next start's
-   * move adds the same jobs again, which adds nothing.
+   * A write to Redis, given up once the node's stop deadline has passed, rather than
+   * hold the stop for the reply timeout (3 s): its events go to the journal, and should
+   * Redis run it after all, the next start's move adds the same jobs again, adding nothing.
    */
   private async toRedis<T>(write: Promise<T>): Promise<T> {
     const written = await this.p.deadline.within(write.then((value) => ({ value })));
@@ -224,12 +221,11 @@ export class JournaledOutbox implements Outbox {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
         clearTimeout(timer);
         resolve();
-      }
-      this.wake = done;
+      };
     });
   }
 
@@ -256,15 +252,9 @@ export class JournaledOutbox implements Outbox {
    * be moved already.
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
-    if (!this.journaling && this.redis) {
-      try {
-        await this.toRedis(this.redis.recordGap(gap, continuesLast && this.lastGapInRedis));
-        this.lastGapInRedis = true;
-        return;
-      } catch (err) {
-        if (!redisRefused(err)) throw err;
-        this.outage(err as Error);
-      }
+    if (await this.inRedis((redis) => redis.recordGap(gap, continuesLast && this.lastGapInRedis))) {
+      this.lastGapInRedis = true;
+      return;
     }
     await this.p.journal.recordGap(gap, false);
     this.gapsRecordedHere++;
@@ -290,12 +280,7 @@ export class JournaledOutbox implements Outbox {
       pending: redis.pending + Math.max(0, journal.pending - this.movedUnacked),
       replay_gaps: redis.replay_gaps + owedGaps,
       last_error: this.down !== null ? { message: `Redis does not answer (${this.down}): events are kept in the outage journal`, at_unix_ms: Date.now() } : redis.last_error,
-      outbox_storage: {
-        store: 'redis',
-        write_blocked: blocked !== null,
-        write_blocked_reason: blocked,
-        bytes: redis.outbox_storage.bytes + journal.outbox_storage.bytes,
-      },
+      outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: redis.outbox_storage.bytes + journal.outbox_storage.bytes },
       oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
       gaps: [...redis.gaps, ...(owedGaps > 0 ? journal.gaps.slice(-owedGaps) : [])],
     };
