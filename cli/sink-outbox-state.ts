@@ -7,7 +7,7 @@ import type { OutboxState, WriteBlockReason } from '../actors/contracts/outbox.j
 import { nodeOutboxKey, sinkKeys } from '../actors/outbox/bullmq-keys.js';
 import { readBullmqSink } from '../actors/outbox/bullmq-sink-state.js';
 import { outboxState } from '../actors/outbox/outbox-state.js';
-import { outboxDir, readWriteBlock, replayJournal, sinkDir } from '../actors/outbox/journal-files.js';
+import { outboxDir, readWriteBlock, replayJournal, sinkDir } from '../actors/outbox/journal-outbox-store.js';
 
 /** What `weir connector state` reads of a sink; `redisError` when Redis was configured but did not answer. */
 export interface SinkOutboxReading {

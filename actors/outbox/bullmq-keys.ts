@@ -6,23 +6,17 @@
  *
  *   weir:{<node>}:outbox               hash: write_blocked_reason (node-wide)
  *   weir:{<node>}:claim                hash: the running node that holds the id (redis-node-claim.ts)
- *   weir:{<node>}:sinks                set: the tags of the node's sink queues, read by
- *                                      `weir deliver` and `weir dashboard` (sink-queue-nodes.ts)
- *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active,
- *                                      delayed, failed, ...; completed jobs are removed)
- *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), job
- *                                      id from the first event_id; kept KEEP_COMPLETED_S
- *                                      after its delivery (bullmq-jobs.ts)
- *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps,
- *                                      bytes, pending and dead_letters (events, where
- *                                      BullMQ counts jobs), last_error (JSON), store_id
- *                                      (redis-loss-watch.ts), journal_gaps_moved
- *                                      (journaled-outbox.ts)
+ *   weir:{<node>}:sinks                set: the tags of the node's sink queues, for `weir deliver` and `weir dashboard`
+ *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active, delayed, failed, ...; no completed)
+ *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), id from the first event_id,
+ *                                      kept KEEP_COMPLETED_S after its delivery (bullmq-jobs.ts)
+ *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps, bytes, pending and dead_letters
+ *                                      (events, where BullMQ counts jobs), last_error (JSON), store_id
+ *                                      (redis-loss-watch.ts), journal_gaps_moved (journaled-outbox.ts)
  *   weir:{<node>}:sink:<tag>:gaps      list: the most recent missed ranges (JSON), newest last
  *   weir:{<node>}:sink:<tag>:enqueued  zset: job id → append time of each pending job
- *   weir:{<node>}:sink:<tag>:moving    hash: job id → 0 while the outage journal's move adds
- *                                      the job, 1 once a worker settled it; dropped with
- *                                      its journal entries (journaled-outbox.ts)
+ *   weir:{<node>}:sink:<tag>:moving    hash: job id → 0 while the outage journal's move adds the job, 1 once a worker
+ *                                      settled it; dropped with its journal entries (journaled-outbox.ts)
  */
 const enc = (s: string): string => encodeURIComponent(s);
 

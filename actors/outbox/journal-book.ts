@@ -27,10 +27,7 @@ export interface Item {
 }
 
 /** Entries and body bytes of one segment that are still held. */
-interface Held {
-  count: number;
-  bytes: number;
-}
+type Held = { count: number; bytes: number };
 
 /**
  * What a sink's journal holds, as its records say: replayed at open, and kept current
@@ -155,15 +152,8 @@ export function entryRecord(item: Item, body: string): EntryRecord {
   return r;
 }
 
-export function toEntry(item: Item, body: string): OutboxEntry {
-  return {
-    id: item.id,
-    sequence: item.sequence,
-    body,
-    enqueued_at_unix_ms: item.enqueued_at_unix_ms,
-    attempts: item.attempts,
-    replayed_at_unix_ms: item.replayed_at_unix_ms,
-  };
+export function toEntry({ id, sequence, enqueued_at_unix_ms, attempts, replayed_at_unix_ms }: Item, body: string): OutboxEntry {
+  return { id, sequence, body, enqueued_at_unix_ms, attempts, replayed_at_unix_ms };
 }
 
 export function toDeadLetter(item: Item, body: string): DeadLetter {

@@ -2,12 +2,11 @@ import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { Counters } from './outbox-state.js';
 
 /**
- * The lines of a sink's journal (journal-segments.ts), one JSON object each, keyed by
- * `k`; an entry whose body has no newline (every JSON envelope) is written as `E`, a tab,
- * the record without `b` as JSON, a tab and the body as it is, so that writing a body
- * does not escape it. Entries are numbered by position (`p`, append order). A batch of lines ends with
- * a commit line; lines after the last commit line of a segment are a batch that never
- * completed and are ignored.
+ * The lines of a sink's journal, one JSON object each, keyed by `k`. An entry whose body
+ * has no newline (every JSON envelope) is `E`, a tab, the record without `b` as JSON, a
+ * tab and the body as it is, so the body is not escaped. Entries are numbered by
+ * position (`p`, append order). A batch ends with a commit line; lines after a
+ * segment's last commit line are a batch that never completed, and are ignored.
  *   e  an entry with its body: appended, or moved forward from an older segment (then
  *      with its attempts, due time and dead-letter fields)
  *   a  entries delivered

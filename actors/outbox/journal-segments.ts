@@ -27,11 +27,10 @@ export function readSegment(dir: string, seg: number): Promise<Buffer> {
 
 /**
  * The segment files of one sink's journal, `<dir>/<number>.log`, appended to with
- * Node's async fs: a write the OS refuses (ENOSPC, EDQUOT, EIO) is a rejected promise,
- * never a crash, and the event loop never waits on the disk. Segments are opened with
- * O_DSYNC: an append resolves once it is on disk. A failed append is cut off again (truncated to the
- * last good size) so that no later line follows a torn one; when even the cut fails,
- * the next append starts a new segment.
+ * Node's async fs: a write the OS refuses (ENOSPC, EIO) is a rejected promise, never a
+ * crash or a wait of the event loop. Opened with O_DSYNC, an append resolves once on
+ * disk. A failed one is truncated back so no line follows a torn one; when even that
+ * fails, the next append starts a new segment.
  */
 export class JournalSegments {
   private head: { seg: number; file: fs.promises.FileHandle; size: number } | null = null;

@@ -9,14 +9,12 @@ const PENDING_STATES = ['wait', 'prioritized', 'delayed', 'active'] as const;
 const COUNTERS = ['total_delivered', 'total_failed', 'replay_gaps'] as const;
 
 /**
- * Moves a sink's queue of the key layout before the hash tag (`weir:<node>:sink:<tag>`,
- * written by weir before cluster support) into its queue now, when the node opens the
- * sink. Each pending job is added under the same job id (`add` counts it as pending),
- * then removed from the old queue: a node killed in between adds it again at its next
- * start, which adds nothing while BullMQ holds the id. Once the old queue holds no job,
- * its counters and gaps are added to the new ones and its keys deleted. Dead letters
- * of the old queue stay there (the old queue and state are kept while it holds any).
- * An old layout only exists on a standalone Redis, so the cross-slot MULTI is allowed.
+ * Moves a sink's queue of the key layout before the hash tag (`weir:<node>:sink:<tag>`)
+ * into its queue now, when the node opens the sink. Each pending job is added under
+ * its job id, then removed from the old queue: a node killed in between adds it again,
+ * which adds nothing while BullMQ holds the id. Once the old queue holds no job (its
+ * dead letters stay), its counters and gaps join the new ones and its keys go. An old
+ * layout exists only on a standalone Redis, so a cross-slot MULTI is allowed.
  * Resolves to the number of jobs moved.
  */
 export async function drainLegacyQueue(redis: RedisClient, nodeId: string, sink: string, keys: SinkKeys, add: (groups: TimedGroup[]) => Promise<void>): Promise<number> {

@@ -4,11 +4,10 @@ import type { JobGroup, TimedGroup } from './bullmq-jobs.js';
 
 /**
  * How a Redis sink's outage journal keeps the jobs it owes the queue: one entry per
- * event, whose id names the job the event belongs to and the event (`<job id> <event
- * id>`; a job id never holds a space: bullmq-keys.ts encodes it). The move adds each
- * job as the append that failed would have, under the same id, so BullMQ adds a job
- * it already holds only once. An entry without a job id (an embedded outbox of the
- * same state dir from before Redis was configured) is a job of its own.
+ * event, id `<job id> <event id>` (job ids hold no space: bullmq-keys.ts encodes them).
+ * The move adds each job under the id the failed append would have used, so BullMQ
+ * adds a job it holds only once. An entry without a job id (an embedded outbox from
+ * before Redis was configured) is a job of its own.
  */
 const SEPARATOR = ' ';
 
