@@ -23,7 +23,6 @@ const enc = (s: string): string => encodeURIComponent(s);
 export interface SinkKeys {
   /** BullMQ `prefix` option of the sink's queue. */
   prefix: string;
-  /** BullMQ queue name. */
   queue: string;
   /** `${prefix}:${queue}:`, the start of every key of the queue, job hashes included. */
   base: string;
@@ -42,10 +41,7 @@ export function sinkKeys(nodeId: string, sink: string): SinkKeys {
   return keysUnder(`${nodeKeyBase(nodeId)}:sink`, sink);
 }
 
-/**
- * The keys of a sink's queue in the layout before the hash tag (`weir:<node>:sink:…`),
- * which a node drains into its queue at start (legacy-queue-drain.ts).
- */
+/** A sink queue's keys in the layout before the hash tag, which a node drains at start (legacy-queue-drain.ts). */
 export function legacySinkKeys(nodeId: string, sink: string): SinkKeys {
   return keysUnder(`weir:${enc(nodeId)}:sink`, sink);
 }
@@ -72,11 +68,7 @@ export function nodeSinksKey(nodeId: string): string {
 
 export const JOB_ID_PREFIX = 'ev-';
 
-/**
- * The job id of the events appended from `eventId` on: deterministic, so adding them
- * again while they are queued adds nothing. It ends with the first event's sequence
- * (event ids end with it), which bullmq-sink-state.ts reads.
- */
+/** The job id of the events appended from `eventId` on: the same again adds nothing; it ends with the event's sequence (bullmq-sink-state.ts). */
 export function jobIdFor(eventId: string): string {
   return `${JOB_ID_PREFIX}${enc(eventId)}`;
 }

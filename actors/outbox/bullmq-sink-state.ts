@@ -8,13 +8,11 @@ import { outboxState, type OutboxCounts } from './outbox-state.js';
 const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
- * The oldest pending job's append time and the lowest bus sequence pending ('' when
- * none can be read): the jobs of one append share its time and later appends have
- * higher sequences. A job id ends with its first event's sequence (bullmq-keys.ts), so
- * no job data is fetched; ARGV[2] is the ids' prefix. Members whose job is dead or gone
- * (a crash, a failed append) are dropped on the way, except those at or above ARGV[3],
- * the lowest sequence of an append under way: it writes members before their jobs, and
- * dropped they would be missing from every later read and from a loss's gap.
+ * The oldest pending job's append time and the lowest sequence pending ('' if unread),
+ * from job ids alone (they end with the first event's sequence; ARGV[2] is their prefix).
+ * Members whose job is dead or gone (a crash, a failed append) are dropped on the way,
+ * except at or above ARGV[3], the lowest sequence of an append under way: it writes
+ * members before their jobs, and dropped they would be missing from a loss's gap.
  */
 const OLDEST_PENDING = `
 local function sequenceOf(id)
@@ -57,11 +55,7 @@ export interface SinkRead {
   oldestSequence: number | null;
 }
 
-/**
- * Two commands for an idle sink (the hash and the gaps), a script more when something
- * is pending. `appendsFrom`: the lowest sequence an append under way, or begun after
- * this call, may have (RedisLossWatch.mark).
- */
+/** Two commands for an idle sink, a script more when something is pending. `appendsFrom`: RedisLossWatch.mark. */
 export async function readBullmqSink(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
   const [h, gaps] = await Promise.all([redis.hgetall(keys.state), redis.lrange(keys.gaps, 0, -1)]);
   const n = (field: string): number => Math.max(0, Number(h[field] ?? 0));

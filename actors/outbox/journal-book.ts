@@ -29,11 +29,7 @@ export interface Item {
 /** Entries and body bytes of one segment that are still held. */
 type Held = { count: number; bytes: number };
 
-/**
- * What a sink's journal holds, as its records say: replayed at open, and kept current
- * by the live outbox with the same records once they are committed, so the two never
- * differ. Entries are keyed by position.
- */
+/** What a sink's journal holds, by position: replayed at open, then kept by the outbox with the same records once committed, so the two never differ. */
 export class JournalBook {
   readonly items = new Map<number, Item>();
   counters: Counters = noCounters();

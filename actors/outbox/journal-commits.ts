@@ -22,11 +22,10 @@ interface Waiting extends JournalOp {
 }
 
 /**
- * One sink's writes to its journal, in groups: the ops waiting while a batch is written
- * go together in the next, one sync for all, so a busy sink commits as often as the disk
- * syncs. A batch ends with the counters (a commit line); once on disk its records are
- * applied to the book as the replay at open applies them. A failed batch (a full disk)
- * rejects each of its ops with the OS's error: nothing of them happened.
+ * One sink's journal writes, grouped: the ops waiting while a batch is written go in the
+ * next, one sync for all, so a busy sink commits as often as the disk syncs. A batch ends
+ * with the counters (a commit line); once on disk its records are applied to the book as
+ * the replay applies them. A failed batch rejects each op with the OS's error.
  */
 export class JournalCommits {
   /** The live counters: the committed ones and the gaps recorded since. */
@@ -64,7 +63,6 @@ export class JournalCommits {
     });
   }
 
-  /** Resolves once no batch is being written. */
   async idle(): Promise<void> {
     while (this.committing) await this.committing;
   }

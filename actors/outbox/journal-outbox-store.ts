@@ -9,11 +9,7 @@ import { decodeSegment } from './journal-records.js';
 import { JournalSegments, listSegments, readSegment } from './journal-segments.js';
 import { OutboxBudget } from './outbox-budget.js';
 
-/**
- * Where the embedded store keeps its files in node.state_dir: one journal directory
- * per sink, `outbox/sinks/<sink>/` (the tag URI-encoded), and `outbox/storage.json`,
- * the node's last write-block state for readers without a running node.
- */
+/** The embedded store's files in node.state_dir: `outbox/sinks/<tag, URI-encoded>/`, and `outbox/storage.json`, the last write block, for offline readers. */
 export function outboxDir(stateDir: string): string {
   return path.join(stateDir, 'outbox');
 }

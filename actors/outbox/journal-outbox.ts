@@ -18,11 +18,10 @@ const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 const COMPACT_BELOW = 0.25;
 
 /**
- * The embedded outbox of one sink: an append-only journal of segments and, in memory,
- * the book of what it holds (journal-book.ts), its leases and lease order. Bodies stay
- * on disk, read back on lease unless still in a bounded cache. Every change is a record
- * committed in a group (journal-commits.ts): one the disk refuses rejects and changes
- * nothing. A segment goes once everything in it, and in every older one, is settled.
+ * The embedded outbox of one sink: an append-only journal and, in memory, the book of
+ * what it holds, its leases and lease order; bodies are read back from disk unless in a
+ * bounded cache. Every change is a committed record: one the disk refuses changes
+ * nothing. A segment goes once all in it, and in every older one, is settled.
  */
 export class JournalOutbox implements LeasedOutbox {
   private readonly leases = new LeaseBook<Item>();
@@ -174,9 +173,8 @@ export class JournalOutbox implements LeasedOutbox {
   }
 
   /**
-   * The gap counts whatever the commit does: a miss happened even when the disk is too
-   * full to write it down. Then the next batch that commits stores it, and this call
-   * resolves all the same, so a caller that tries again does not count it twice.
+   * The gap counts even when the disk is too full to write it down (the next batch that
+   * commits stores it), and resolves, so a caller that tries again does not count it twice.
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
@@ -256,11 +254,7 @@ export class JournalOutbox implements LeasedOutbox {
     return (decodeLine(line, 0, line.length - 1) as EntryRecord).b;
   }
 
-  /**
-   * Deletes the oldest segments while all in them is settled, and compacts the oldest
-   * one when little of it is held (its entries moved forward, it goes with the next
-   * commit). Only the oldest: a newer one may hold settlements of entries in older ones.
-   */
+  /** Deletes, or compacts, only the oldest segment: a newer one may hold settlements of entries in older ones. */
   private async freeSegments(): Promise<void> {
     for (;;) {
       const oldest = Math.min(...this.segments.sizes.keys());

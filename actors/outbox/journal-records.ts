@@ -4,11 +4,9 @@ import type { Counters } from './outbox-state.js';
 /**
  * The lines of a sink's journal, one JSON object each, keyed by `k`. An entry whose body
  * has no newline (every JSON envelope) is `E`, a tab, the record without `b` as JSON, a
- * tab and the body as it is, so the body is not escaped. Entries are numbered by
- * position (`p`, append order). A batch ends with a commit line; lines after a
- * segment's last commit line are a batch that never completed, and are ignored.
- *   e  an entry with its body: appended, or moved forward from an older segment (then
- *      with its attempts, due time and dead-letter fields)
+ * tab and the body unescaped. Entries are numbered by position (`p`, append order). A
+ * batch ends with a commit line; lines after a segment's last one are ignored (torn).
+ *   e  an entry with its body: appended, or moved forward (with attempts, due time, dead letter)
  *   a  entries delivered
  *   r  a failed attempt: attempts so far and when the entry is due again
  *   d  an entry moved to the dead-letter set
@@ -82,11 +80,7 @@ export function encodeBatch(records: readonly JournalRecord[]): { buf: Buffer; o
   return { buf, offsets, lengths };
 }
 
-/**
- * The complete batches of a segment's bytes: each record with its place in the
- * segment. Stops at the first line that does not parse (a torn write) and drops what
- * follows the last commit line.
- */
+/** The records of a segment's complete batches with their places: stops at a torn line, drops what follows the last commit. */
 export function decodeSegment(data: Buffer): { record: JournalRecord; off: number; len: number }[] {
   const out: { record: JournalRecord; off: number; len: number }[] = [];
   let committed = 0;

@@ -21,10 +21,7 @@ function redisRefused(err: unknown): boolean {
 }
 
 /** Leased journal entries a move step adds; `complete` unless the lease's limit may have cut the last job short. */
-interface MoveStep {
-  entries: OutboxEntry[];
-  complete: boolean;
-}
+type MoveStep = { entries: OutboxEntry[]; complete: boolean };
 
 export interface JournaledOutboxParts {
   sink: string;
@@ -41,13 +38,11 @@ export interface JournaledOutboxParts {
 }
 
 /**
- * A Webhook sink's outbox on a node with Redis: the sink's BullMQ queue. While Redis
- * does not answer (down, hung past the reply timeout, out of memory) appends go to the
- * outage journal on disk; once it answers the journal is moved into the queue, oldest
- * first, as the jobs the appends would have added (outage-journal.ts), so a move cut
- * short by a crash adds nothing twice when done again. Appends keep going to the
- * journal until it is empty, so the queue gets events in bus order. Counters, dead
- * letters and gaps are Redis's; the journal adds its entries and unmoved gaps.
+ * A Webhook sink's outbox with Redis: its BullMQ queue, and while Redis does not answer
+ * (down, hung, out of memory) the outage journal on disk. Once Redis answers the journal
+ * moves into the queue, oldest first, as the jobs the appends would have added
+ * (outage-journal.ts), so a move cut short by a crash adds nothing twice. Appends go to
+ * the journal until it is empty, keeping bus order. Counters are Redis's.
  */
 export class JournaledOutbox implements Outbox {
   readonly sink: string;
@@ -101,9 +96,8 @@ export class JournaledOutbox implements Outbox {
   }
 
   /**
-   * A write to Redis, given up once the node's stop deadline has passed, rather than
-   * hold the stop for the reply timeout (3 s): its events go to the journal, and should
-   * Redis run it after all, the next start's move adds the same jobs again, adding nothing.
+   * A write to Redis, given up at the node's stop deadline rather than hold the stop for
+   * the reply timeout (3 s): should Redis run it after all, the next move adds nothing.
    */
   private async toRedis<T>(write: Promise<T>): Promise<T> {
     const written = await this.p.deadline.within(write.then((value) => ({ value })));
@@ -111,10 +105,7 @@ export class JournaledOutbox implements Outbox {
     return written.value;
   }
 
-  /**
-   * The latest reason is the one shown: a command cut while the connection is being made
-   * again fails before Redis refuses the sign-in, and the refusal is what to fix.
-   */
+  /** The latest reason is shown: a command cut while reconnecting fails before Redis refuses the sign-in, the thing to fix. */
   private outage(why: Error | string): void {
     this.journaling = true;
     this.down = typeof why === 'string' ? why : why.message;
@@ -168,9 +159,8 @@ export class JournaledOutbox implements Outbox {
         retry = step;
         const { jobs, rest } = journalJobs(step.entries, step.complete);
         const ids = jobs.map((j) => j.id);
-        // Marked before the add, so a worker that settles a job marks it settled: a move cut
-        // short before the journal deletion (a crash) does not add it again at a later
-        // start, however long after its delivery BullMQ forgot its id.
+        // Marked before the add, so a worker marks the job settled: a move cut short by a crash
+        // does not add it again at a later start, however long ago BullMQ forgot its id.
         const settled = await this.toRedis(redis.beginMove(ids));
         await this.toRedis(redis.add(jobs.filter((j) => !settled.has(j.id))));
         this.answered();
@@ -192,12 +182,7 @@ export class JournaledOutbox implements Outbox {
 
   /** The Redis outbox, opened if it is not yet; null while it cannot be. */
   private async opened(): Promise<BullmqOutbox | null> {
-    try {
-      this.redis ??= await this.p.openRedis();
-      return this.redis;
-    } catch {
-      return null;
-    }
+    return (this.redis ??= await this.p.openRedis().catch(() => null));
   }
 
   /** Redis took a write of the move: the outage, if any, is over. */
@@ -246,11 +231,7 @@ export class JournaledOutbox implements Outbox {
     return this.redis;
   }
 
-  /**
-   * In Redis; in the journal while Redis does not take it, moved into Redis with the
-   * journal. A range continues the last one only in Redis: the journal's last gap may
-   * be moved already.
-   */
+  /** In Redis, else in the journal until moved. A range continues the last only in Redis: the journal's last may be moved already. */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     if (await this.inRedis((redis) => redis.recordGap(gap, continuesLast && this.lastGapInRedis))) {
       this.lastGapInRedis = true;
@@ -263,9 +244,8 @@ export class JournaledOutbox implements Outbox {
   }
 
   /**
-   * Redis's state, with what the journal owes it: its entries in `pending` (less those
-   * just added to the queue), its gaps not moved yet. While Redis does not answer, its
-   * last state read (Redis is not asked again before the journal's move finds it back).
+   * Redis's state (while it does not answer, the last one read) with what the journal
+   * owes it: its entries in `pending` (less those just added to the queue), its gaps.
    */
   async state(): Promise<OutboxState> {
     const journal = await this.p.journal.state();

@@ -13,10 +13,9 @@ const STATFS_TTL_MS = 1000;
 const RESUME_BELOW = 0.9;
 
 /**
- * The node-wide disk protection of a store: bytes held per sink against max_bytes,
- * free space of the state dir against min_free_bytes. An append reserves its bytes
- * first; a limit it would cross refuses it, and writes stay blocked until a later
- * append fits again.
+ * A store's node-wide disk protection: bytes held against max_bytes, the state dir's
+ * free space against min_free_bytes. An append reserves its bytes first; one that would
+ * cross a limit is refused, and writes stay blocked until a later append fits.
  */
 export class OutboxBudget {
   private readonly held = new Map<string, number>();
@@ -43,10 +42,7 @@ export class OutboxBudget {
     return [...this.held.values()].reduce((sum, n) => sum + n, 0);
   }
 
-  /**
-   * Sets what a sink holds, as its store read it (at open; for Redis, at each state
-   * read, since workers elsewhere deliver); deliveries may have unblocked writes.
-   */
+  /** What a sink holds, as its store read it (at open; for Redis at each state read, as workers elsewhere deliver). */
   load(sink: string, bytes: number): void {
     const before = this.held.get(sink) ?? 0;
     this.held.set(sink, bytes);
@@ -78,9 +74,8 @@ export class OutboxBudget {
   }
 
   /**
-   * The store could not commit an append although the limits let it through: the disk
-   * filled faster than the last statfs said, or the store failed otherwise. Writes
-   * pause as min_free_bytes when the disk now says so, else as store_full.
+   * The store failed an append the limits let through (the disk filled faster than the
+   * last statfs said, or another failure): blocked as min_free_bytes if the disk says so now, else store_full.
    */
   async commitFailed(options: ErrorOptions): Promise<OutboxWriteBlocked> {
     this.free = null;

@@ -34,10 +34,7 @@ export function outboxState(store: 'embedded' | 'redis', c: OutboxCounts, oldest
   };
 }
 
-/**
- * The gaps a store keeps after `gap` (OUTBOX_GAPS_KEPT at most): with `continuesLast`
- * the last one extended, else `gap` added, which then counts in replay_gaps.
- */
+/** The gaps kept after `gap` (OUTBOX_GAPS_KEPT at most): the last extended if `continuesLast`, else `gap` added and counted. */
 export function withGap(gaps: readonly ReplayGap[], gap: ReplayGap, continuesLast: boolean): { gaps: ReplayGap[]; counts: boolean } {
   const last = gaps.at(-1);
   if (continuesLast && last) return { gaps: [...gaps.slice(0, -1), { ...last, to_sequence: gap.to_sequence }], counts: false };

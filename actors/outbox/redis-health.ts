@@ -3,11 +3,10 @@ import { RedisRefusedError } from '../redis/redis-refusal.js';
 const isRefusal = (why: unknown): boolean => why instanceof RedisRefusedError || (why instanceof Error && why.cause instanceof RedisRefusedError);
 
 /**
- * Whether the node's sinks reach Redis, told once per change for the whole node: each
- * sink's JournaledOutbox says when Redis failed it and when its journal's move found it
- * answering again, and an outage that several sinks notice is one `lost`, its end one `back`.
- * A refusal (a password or certificate Redis does not take) found after the outage was
- * told for another reason is told once more: it is what the operator must fix.
+ * Whether the node's sinks reach Redis, told once per change for the whole node: an
+ * outage several sinks notice is one `lost`, its end one `back`. A refusal (a password
+ * or certificate Redis does not take) found after the outage was told for another
+ * reason is told once more: it is what the operator must fix.
  */
 export class RedisHealth {
   private readonly down = new Set<string>();

@@ -19,12 +19,10 @@ type RememberedOutbox = z.infer<typeof remembered>;
 const memoryFile = z.record(z.string(), remembered);
 
 /**
- * What a node keeps in `<state_dir>/redis-outboxes.json` of each sink's Redis outbox,
- * by state hash key (it names node id and tag), written when the outbox opens and
- * closes: the id its state hash carries, the lowest sequence that may be pending, and
- * the counters. A Redis that came back without the hash while the node was stopped is
- * told by it at the next open. Best effort: a damaged file counts as empty, and one
- * that cannot be written only loses this safeguard.
+ * What `<state_dir>/redis-outboxes.json` keeps of each Redis outbox by state hash key,
+ * written as it opens and closes, so that a loss while the node was stopped is told at
+ * the next open. Best effort: a damaged file counts as empty, an unwritable one only
+ * loses this safeguard.
  */
 export class RedisOutboxMemory {
   private readonly file: string;
@@ -74,13 +72,11 @@ interface Recovery {
 const NO_COUNTERS: Recovery['counters'] = { total_delivered: 0, total_failed: 0, replay_gaps: 0, gaps: [] };
 
 /**
- * Tells when Redis lost a sink's outbox (restarted without its data, a failover to an
- * empty replica, a flush), while the node ran or was stopped, rather than let pending
- * events vanish and the counters fall to 0 unsaid. The state hash carries a `store_id`
- * set at the first open: a read that finds it gone is the loss. The events it may have
- * held become a replay gap, from the lowest sequence that could still be pending
- * (`floor`, moved on with each read) to the highest appended; the counters are put
- * back as last read.
+ * Tells when Redis lost a sink's outbox (restarted without its data, failed over to an
+ * empty replica, flushed), rather than let pending events vanish and counters fall to 0
+ * unsaid. The state hash carries a `store_id` from the first open: a read without it is
+ * the loss. What it may have held becomes a replay gap, from the lowest sequence that
+ * could be pending (`floor`) to the highest appended; the counters return as last read.
  */
 export class RedisLossWatch {
   private floor: number;
@@ -100,9 +96,8 @@ export class RedisLossWatch {
   }
 
   /**
-   * Marks the state hash as this outbox's (an existing mark is kept). One the memory
-   * knows and Redis no longer holds was lost while the node was stopped: recovered, and
-   * its gap recorded by `recordLoss` (the outbox's own gap record, bytes and budget).
+   * Marks the state hash as this outbox's. One the memory knows and Redis no longer holds
+   * was lost while the node was stopped: recovered, its gap recorded by `recordLoss`.
    */
   static async open(p: LossWatchParts, recordLoss: (gap: ReplayGap | null) => Promise<void>): Promise<RedisLossWatch> {
     const found = await p.redis.hget(p.keys.state, 'store_id');

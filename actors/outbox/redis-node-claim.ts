@@ -46,9 +46,8 @@ function describe(h: ClaimHolder): string {
 }
 
 /*
- * Takes the claim when nobody, this run, or the state dir's previous run holds it (a
- * kill -9 leaves its claim until it lapses); else answers the holder's fields (in
- * holderOf's order). ARGV: run, previous run ('' if none), ttl ms, host, pid, state_dir, since.
+ * Takes the claim unless a run other than this one or the state dir's previous one holds
+ * it; then answers its fields (holderOf's order). ARGV: run, previous run, ttl ms, host, pid, state_dir, since.
  */
 const CLAIM_SCRIPT = `
 local held = redis.call('HGET', KEYS[1], 'run')
@@ -80,13 +79,11 @@ export interface NodeClaimOptions {
 }
 
 /**
- * One running node per node id on a shared Redis. Two nodes given the same id (a copied
- * config) would share queues with nothing said: each would settle the other's
- * deliveries and mix the counters, gaps and loss marks the controller reconciles by.
- * The claim is a hash that lapses after `ttlMs` unless refreshed (every third of it); a
- * start that finds another run holding it is refused with NodeIdInUseError. The run is
- * written in the state dir, so the same node restarted after a kill -9 takes its own
- * claim over at once; a node on another state dir waits for it to lapse.
+ * One running node per node id on a shared Redis: two nodes of one id (a copied config)
+ * would silently settle each other's deliveries and mix the counters the controller
+ * reconciles by. The claim lapses after `ttlMs` unless refreshed (every third of it); a
+ * start that finds another run holding it is refused (NodeIdInUseError). The run is kept
+ * in the state dir, so the same node restarted after a kill -9 takes its claim at once.
  */
 export class RedisNodeClaim {
   private timer: NodeJS.Timeout | null = null;
