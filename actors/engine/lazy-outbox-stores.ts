@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import type { WeirConfig } from '../config/schema.js';
 import type { OutboxOpenOptions, SinkOutbox } from '../contracts/outbox.js';
+import { importLmdbOutbox } from '../upgrade/lmdb-import.js';
 import { openOutboxStores, type OutboxStoreEvents, type OutboxStores } from '../outbox/outbox-stores.js';
 
 export interface LazyOutboxStoresDeps {
@@ -22,6 +23,7 @@ export interface LazyOutboxStoresDeps {
 export class LazyOutboxStores {
   private stores: OutboxStores | null = null;
   private opening: Promise<OutboxStores> | null = null;
+  private imported: Promise<void> | null = null;
 
   constructor(private readonly deps: LazyOutboxStoresDeps) {}
 
@@ -33,7 +35,11 @@ export class LazyOutboxStores {
         throw err;
       },
     );
-    return (await this.opening).open(sink, opts);
+    const stores = await this.opening;
+    // An LMDB outbox an earlier version left in the state dir becomes the sinks' journals first.
+    this.imported ??= importLmdbOutbox(this.deps.config().node.state_dir);
+    await this.imported;
+    return stores.open(sink, opts);
   }
 
   /**

@@ -1,8 +1,4 @@
-/**
- * Bodies of recent appends by position, up to maxBytes of UTF-8: a lease of them needs
- * no read from disk. The journal stays the truth; a body missing here (past the bound,
- * or from an earlier run) is read back from its segment.
- */
+/** Bodies of recent appends by position, up to maxBytes of UTF-8, so that leasing them reads no disk; the journal stays the truth. */
 export class BodyCache {
   private readonly held = new Map<number, string>();
   private bytes = 0;

@@ -6,33 +6,25 @@
  *
  *   weir:{<node>}:outbox               hash: write_blocked_reason (node-wide)
  *   weir:{<node>}:claim                hash: the running node that holds the id (redis-node-claim.ts)
- *   weir:{<node>}:sinks                set: the tags of the node's sink queues, read by
- *                                      `weir deliver` and `weir dashboard` (sink-queue-nodes.ts)
- *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active,
- *                                      delayed, failed, ...; completed jobs are removed)
- *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), job
- *                                      id from the first event_id; kept KEEP_COMPLETED_S
- *                                      after its delivery (bullmq-jobs.ts)
- *   weir:{<node>}:sink:<tag>:ev-<id>:bodies
- *                                      string: the job's envelopes, one per line, until
- *                                      its delivery is counted (bullmq-bodies.ts)
- *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps,
- *                                      bytes, pending and dead_letters (events, where
- *                                      BullMQ counts jobs), last_error (JSON), store_id
- *                                      (redis-loss-watch.ts), journal_gaps_moved
- *                                      (journaled-outbox.ts)
+ *   weir:{<node>}:sinks                set: the tags of the node's sink queues, for `weir deliver` and `weir dashboard`
+ *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active, delayed, failed, ...; no completed)
+ *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), id from the first event_id,
+ *                                      kept KEEP_COMPLETED_S after its delivery (bullmq-jobs.ts)
+ *   weir:{<node>}:sink:<tag>:ev-<id>:bodies  string: the job's envelopes, one per line, until its delivery is
+ *                                      counted (bullmq-bodies.ts)
+ *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps, bytes, pending and dead_letters
+ *                                      (events, where BullMQ counts jobs), last_error (JSON), store_id
+ *                                      (redis-loss-watch.ts), journal_gaps_moved (journaled-outbox.ts)
  *   weir:{<node>}:sink:<tag>:gaps      list: the most recent missed ranges (JSON), newest last
  *   weir:{<node>}:sink:<tag>:enqueued  zset: job id → append time of each pending job
- *   weir:{<node>}:sink:<tag>:moving    hash: job id → 0 while the outage journal's move adds
- *                                      the job, 1 once a worker settled it; dropped with
- *                                      its journal entries (journaled-outbox.ts)
+ *   weir:{<node>}:sink:<tag>:moving    hash: job id → 0 while the outage journal's move adds the job, 1 once a worker
+ *                                      settled it; dropped with its journal entries (journaled-outbox.ts)
  */
 const enc = (s: string): string => encodeURIComponent(s);
 
 export interface SinkKeys {
   /** BullMQ `prefix` option of the sink's queue. */
   prefix: string;
-  /** BullMQ queue name. */
   queue: string;
   /** `${prefix}:${queue}:`, the start of every key of the queue, job hashes included. */
   base: string;
@@ -51,10 +43,7 @@ export function sinkKeys(nodeId: string, sink: string): SinkKeys {
   return keysUnder(`${nodeKeyBase(nodeId)}:sink`, sink);
 }
 
-/**
- * The keys of a sink's queue in the layout before the hash tag (`weir:<node>:sink:…`),
- * which a node drains into its queue at start (legacy-queue-drain.ts).
- */
+/** A sink queue's keys in the layout before the hash tag, which a node drains at start (legacy-queue-drain.ts). */
 export function legacySinkKeys(nodeId: string, sink: string): SinkKeys {
   return keysUnder(`weir:${enc(nodeId)}:sink`, sink);
 }
@@ -86,11 +75,7 @@ export function nodeSinksKey(nodeId: string): string {
 
 export const JOB_ID_PREFIX = 'ev-';
 
-/**
- * The job id of the events appended from `eventId` on: deterministic, so adding them
- * again while they are queued adds nothing. It ends with the first event's sequence
- * (event ids end with it), which bullmq-sink-state.ts reads.
- */
+/** The job id of the events appended from `eventId` on: the same again adds nothing; it ends with the event's sequence (bullmq-sink-state.ts). */
 export function jobIdFor(eventId: string): string {
   return `${JOB_ID_PREFIX}${enc(eventId)}`;
 }

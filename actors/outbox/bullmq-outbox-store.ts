@@ -7,7 +7,7 @@ import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
 import type { JobData } from './bullmq-jobs.js';
 import { BullmqOutbox } from './bullmq-outbox.js';
 import { OutboxBudget } from './outbox-budget.js';
-import { RedisOutboxMemory } from './redis-outbox-memory.js';
+import { RedisOutboxMemory } from './redis-loss-watch.js';
 import { RedisNodeClaim } from './redis-node-claim.js';
 import { drainLegacyQueue } from './legacy-queue-drain.js';
 import { recordSinkQueue } from './sink-queue-nodes.js';

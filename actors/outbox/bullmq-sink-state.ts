@@ -8,17 +8,11 @@ import { outboxState, type OutboxCounts } from './outbox-state.js';
 const PENDING_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
- * The oldest pending job's append time, and the lowest bus sequence pending ('' when
- * none can be read): the jobs of one append (up to 1000) share its time and a later
- * append has higher sequences, so it is the lowest among the jobs of the oldest time.
- * A job id ends with its event's sequence (ev-<epoch>-<sequence>: bullmq-keys.ts,
- * event-bus.ts), read without fetching the job's data; ARGV[2] is the id's prefix.
- * Members whose job was dead-lettered (finishedOn set) or is gone are dropped on the
- * way: left over from a crash between the job's move and the ZREM, or from a failed
- * append. But an append writes its members before it adds their jobs, so a member
- * without a job at or above ARGV[3] (the lowest sequence an append under way may have)
- * is passed over instead: dropped, its job would be added after it and be missing from
- * every later read, and a loss of Redis would leave that event out of the gap.
+ * The oldest pending job's append time and the lowest sequence pending ('' if unread),
+ * from job ids alone (they end with the first event's sequence; ARGV[2] is their prefix).
+ * Members whose job is dead or gone (a crash, a failed append) are dropped on the way,
+ * except at or above ARGV[3], the lowest sequence of an append under way: it writes
+ * members before their jobs, and dropped they would be missing from a loss's gap.
  */
 const OLDEST_PENDING = `
 local function sequenceOf(id)
@@ -61,12 +55,7 @@ export interface SinkRead {
   oldestSequence: number | null;
 }
 
-/**
- * Two commands for an idle sink (the hash and the gaps), a script more when something
- * is pending (its oldest job). `appendsFrom`: the lowest sequence an append under way,
- * or begun after this call, may have (RedisLossWatch.mark); members without a job
- * below it are dropped.
- */
+/** Two commands for an idle sink, a script more when something is pending. `appendsFrom`: RedisLossWatch.mark. */
 export async function readBullmqSink(redis: RedisClient, keys: SinkKeys, blocked: WriteBlockReason | null, appendsFrom: number): Promise<SinkRead> {
   const [h, gaps] = await Promise.all([redis.hgetall(keys.state), redis.lrange(keys.gaps, 0, -1)]);
   const n = (field: string): number => Math.max(0, Number(h[field] ?? 0));

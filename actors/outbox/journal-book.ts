@@ -1,6 +1,6 @@
 import type { DeadLetter, OutboxEntry, ReplayGap } from '../contracts/outbox.js';
-import type { OutboxCounts } from './outbox-state.js';
-import { noCounters, type Counters, type EntryRecord, type JournalRecord } from './journal-records.js';
+import { noCounters, type Counters, type OutboxCounts } from './outbox-state.js';
+import type { EntryRecord, JournalRecord } from './journal-records.js';
 
 /** Where a record's line is: segment number, byte offset and length. */
 export interface Place {
@@ -27,16 +27,9 @@ export interface Item {
 }
 
 /** Entries and body bytes of one segment that are still held. */
-interface Held {
-  count: number;
-  bytes: number;
-}
+type Held = { count: number; bytes: number };
 
-/**
- * What a sink's journal holds, as its records say: replayed at open, and kept current
- * by the live outbox with the same records once they are committed, so the two never
- * differ. Entries are keyed by position.
- */
+/** What a sink's journal holds, by position: replayed at open, then kept by the outbox with the same records once committed, so the two never differ. */
 export class JournalBook {
   readonly items = new Map<number, Item>();
   counters: Counters = noCounters();
@@ -155,15 +148,8 @@ export function entryRecord(item: Item, body: string): EntryRecord {
   return r;
 }
 
-export function toEntry(item: Item, body: string): OutboxEntry {
-  return {
-    id: item.id,
-    sequence: item.sequence,
-    body,
-    enqueued_at_unix_ms: item.enqueued_at_unix_ms,
-    attempts: item.attempts,
-    replayed_at_unix_ms: item.replayed_at_unix_ms,
-  };
+export function toEntry({ id, sequence, enqueued_at_unix_ms, attempts, replayed_at_unix_ms }: Item, body: string): OutboxEntry {
+  return { id, sequence, body, enqueued_at_unix_ms, attempts, replayed_at_unix_ms };
 }
 
 export function toDeadLetter(item: Item, body: string): DeadLetter {

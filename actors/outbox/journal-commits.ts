@@ -1,6 +1,7 @@
 import type { ReplayGap } from '../contracts/outbox.js';
 import type { JournalBook } from './journal-book.js';
-import { commitRecord, encodeBatch, type Counters, type JournalRecord } from './journal-records.js';
+import { commitRecord, encodeBatch, type JournalRecord } from './journal-records.js';
+import type { Counters } from './outbox-state.js';
 import type { JournalSegments } from './journal-segments.js';
 
 /** A head segment whose entries are all settled is rolled over past this size, so it can go. */
@@ -11,10 +12,7 @@ export interface JournalOp {
   records: () => JournalRecord[];
   /** What the op does to the counters; applied once its batch is on disk. */
   count?: (c: Counters) => void;
-  /**
-   * Goes before the other ops of its batch: entries moved forward carry the state
-   * before the batch, which the batch's settlements then change.
-   */
+  /** Goes first in its batch: entries moved forward carry the state the batch's settlements change. */
   first?: boolean;
 }
 
@@ -24,12 +22,10 @@ interface Waiting extends JournalOp {
 }
 
 /**
- * One sink's writes to its journal, in groups: every op waiting while a batch is
- * written goes together in the next one, with one fdatasync for all of them, so a busy
- * sink commits as often as the disk can sync, not once per call. A batch ends with the
- * counters (a commit line); once it is on disk its records are applied to the book, the
- * same way the replay at open applies them. A batch that fails (a full disk) rejects each
- * of its ops with the OS's error: nothing of them happened.
+ * One sink's journal writes, grouped: the ops waiting while a batch is written go in the
+ * next, one sync for all, so a busy sink commits as often as the disk syncs. A batch ends
+ * with the counters (a commit line); once on disk its records are applied to the book as
+ * the replay applies them. A failed batch rejects each op with the OS's error.
  */
 export class JournalCommits {
   /** The live counters: the committed ones and the gaps recorded since. */
@@ -67,7 +63,6 @@ export class JournalCommits {
     });
   }
 
-  /** Resolves once no batch is being written. */
   async idle(): Promise<void> {
     while (this.committing) await this.committing;
   }

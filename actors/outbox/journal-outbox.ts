@@ -1,7 +1,6 @@
 import type { DeadLetter, LeasedOutbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import { AppendSignal } from './append-signal.js';
-import { outboxState } from './outbox-state.js';
-import { countFailure, withGap } from './gap-list.js';
+import { countFailure, outboxState, withGap } from './outbox-state.js';
 import { BodyCache } from './body-cache.js';
 import { entryRecord, toDeadLetter, toEntry, type Item, type JournalBook } from './journal-book.js';
 import { JournalCommits } from './journal-commits.js';
@@ -15,21 +14,14 @@ import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 /** Bodies of pending entries kept in memory per sink for leases. */
 const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 
-/**
- * The oldest segment is compacted (what it still holds moved forward, then deleted)
- * once it holds less than this share of its bytes: a few dead letters or far retries
- * must not keep a whole segment, and all after it, on disk.
- */
+/** The oldest segment is compacted below this share of its bytes held: a few dead letters must not keep it, and all after it, on disk. */
 const COMPACT_BELOW = 0.25;
 
 /**
- * The embedded outbox of one sink: an append-only journal of segments
- * (journal-segments.ts, records in journal-records.ts) and, in memory, the book of
- * what it holds (journal-book.ts) with leases and the lease order. Bodies stay on
- * disk and are read back on lease, except the recent ones kept in a bounded cache.
- * Every change is a record committed in a group (journal-commits.ts); a change that
- * the disk refuses rejects and changes nothing. A segment is deleted once everything
- * in it, and in every older one, is settled.
+ * The embedded outbox of one sink: an append-only journal and, in memory, the book of
+ * what it holds, its leases and lease order; bodies are read back from disk unless in a
+ * bounded cache. Every change is a committed record: one the disk refuses changes
+ * nothing. A segment goes once all in it, and in every older one, is settled.
  */
 export class JournalOutbox implements LeasedOutbox {
   private readonly leases = new LeaseBook<Item>();
@@ -122,11 +114,11 @@ export class JournalOutbox implements LeasedOutbox {
     }
   }
 
-  ack(ids: readonly string[], { count = true }: { count?: boolean } = {}): Promise<void> {
+  ack(ids: readonly string[]): Promise<void> {
     this.assertOpen();
     return this.settle(ids, (items) => ({
       records: () => [{ k: 'a', p: items.map((l) => l.pos) }],
-      count: count ? (c) => void (c.total_delivered += items.length) : undefined,
+      count: (c) => void (c.total_delivered += items.length),
     })).then((items) => {
       if (items) this.forget(items);
     });
@@ -181,9 +173,8 @@ export class JournalOutbox implements LeasedOutbox {
   }
 
   /**
-   * The gap counts whatever the commit does: a miss happened even when the disk is too
-   * full to write it down. Then the next batch that commits stores it, and this call
-   * resolves all the same, so a caller that tries again does not count it twice.
+   * The gap counts even when the disk is too full to write it down (the next batch that
+   * commits stores it), and resolves, so a caller that tries again does not count it twice.
    */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
     this.assertOpen();
@@ -211,10 +202,7 @@ export class JournalOutbox implements LeasedOutbox {
     this.onClose(this);
   }
 
-  /**
-   * The append time of the pending entry with the lowest position: positions follow
-   * append order, and moves and replays keep both.
-   */
+  /** The append time of the pending entry with the lowest position (moves and replays keep both). */
   private oldestPending(): number | null {
     for (const pos of this.order.scan(0)) {
       const item = this.book.items.get(pos);
@@ -266,12 +254,7 @@ export class JournalOutbox implements LeasedOutbox {
     return (decodeLine(line, 0, line.length - 1) as EntryRecord).b;
   }
 
-  /**
-   * Deletes the oldest segments while everything in them is settled, and compacts the
-   * oldest one when little of it is held: its entries are written anew (moved forward)
-   * and it goes with the next commit. Only the oldest: a newer segment may hold the
-   * settlements of entries in older ones.
-   */
+  /** Deletes, or compacts, only the oldest segment: a newer one may hold settlements of entries in older ones. */
   private async freeSegments(): Promise<void> {
     for (;;) {
       const oldest = Math.min(...this.segments.sizes.keys());

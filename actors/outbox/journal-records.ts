@@ -1,14 +1,12 @@
 import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
+import type { Counters } from './outbox-state.js';
 
 /**
- * The lines of a sink's journal (journal-segments.ts), one JSON object each, keyed by
- * `k`; an entry whose body has no newline (every JSON envelope) is written as `E`, a tab,
- * the record without `b` as JSON, a tab and the body as it is, so that writing a body
- * does not escape it. Entries are numbered by position (`p`, append order). A batch of lines ends with
- * a commit line; lines after the last commit line of a segment are a batch that never
- * completed and are ignored.
- *   e  an entry with its body: appended, or moved forward from an older segment (then
- *      with its attempts, due time and dead-letter fields)
+ * The lines of a sink's journal, one JSON object each, keyed by `k`. An entry whose body
+ * has no newline (every JSON envelope) is `E`, a tab, the record without `b` as JSON, a
+ * tab and the body unescaped. Entries are numbered by position (`p`, append order). A
+ * batch ends with a commit line; lines after a segment's last one are ignored (torn).
+ *   e  an entry with its body: appended, or moved forward (with attempts, due time, dead letter)
  *   a  entries delivered
  *   r  a failed attempt: attempts so far and when the entry is due again
  *   d  an entry moved to the dead-letter set
@@ -37,14 +35,6 @@ export type JournalRecord =
   | { k: 'l'; p: number[]; t: number }
   | CommitRecord;
 
-/** The counters no entry record tells: they go in every commit line. */
-export interface Counters {
-  total_delivered: number;
-  total_failed: number;
-  replay_gaps: number;
-  last_error: OutboxState['last_error'];
-}
-
 export interface CommitRecord {
   k: 'c';
   d: number;
@@ -53,8 +43,6 @@ export interface CommitRecord {
   l: OutboxState['last_error'];
   G?: ReplayGap[];
 }
-
-export const noCounters = (): Counters => ({ total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null });
 
 export function commitRecord(c: Counters, gaps: ReplayGap[] | null): CommitRecord {
   const record: CommitRecord = { k: 'c', d: c.total_delivered, f: c.total_failed, g: c.replay_gaps, l: c.last_error };
@@ -92,11 +80,7 @@ export function encodeBatch(records: readonly JournalRecord[]): { buf: Buffer; o
   return { buf, offsets, lengths };
 }
 
-/**
- * The complete batches of a segment's bytes: each record with its place in the
- * segment. Stops at the first line that does not parse (a torn write) and drops what
- * follows the last commit line.
- */
+/** The records of a segment's complete batches with their places: stops at a torn line, drops what follows the last commit. */
 export function decodeSegment(data: Buffer): { record: JournalRecord; off: number; len: number }[] {
   const out: { record: JournalRecord; off: number; len: number }[] = [];
   let committed = 0;

@@ -26,12 +26,10 @@ export function readSegment(dir: string, seg: number): Promise<Buffer> {
 }
 
 /**
- * The segment files of one sink's journal, `<dir>/<number>.log`, appended to with
- * Node's async fs: a write the OS refuses (ENOSPC, EDQUOT, EIO) is a rejected promise,
- * never a crash, and the event loop never waits on the disk. Segments are opened with
- * O_DSYNC: an append resolves once it is on disk. A failed append is cut off again (truncated to the
- * last good size) so that no later line follows a torn one; when even the cut fails,
- * the next append starts a new segment.
+ * A sink's journal segments, `<dir>/<number>.log`, written with Node's async fs: a
+ * refused write (ENOSPC, EIO) rejects, never crashes or blocks the event loop. Opened
+ * O_DSYNC, an append resolves once on disk; a failed one is truncated back so no line
+ * follows a torn one (if even that fails, the next append starts a new segment).
  */
 export class JournalSegments {
   private head: { seg: number; file: fs.promises.FileHandle; size: number } | null = null;
@@ -59,11 +57,7 @@ export class JournalSegments {
     return this.startsNew(len, roll) || this.head!.size === 0;
   }
 
-  /**
-   * Appends `buf` (whole lines) and flushes it to disk; resolves with the segment and
-   * offset it starts at. `roll` asks for a new segment even before this one is full
-   * (its entries are all settled, so it can be deleted).
-   */
+  /** Appends whole lines, on disk when it resolves; `roll` starts a new segment before this one is full (so an all-settled one can go). */
   async append(buf: Buffer, roll: boolean): Promise<{ seg: number; off: number }> {
     if (this.startsNew(buf.length, roll)) await this.roll();
     const head = this.head!;
@@ -80,7 +74,6 @@ export class JournalSegments {
     return { seg: head.seg, off };
   }
 
-  /** Reads `len` bytes of segment `seg` at `off`. */
   async read(seg: number, off: number, len: number): Promise<Buffer> {
     // A handle of its own: the head's may be closed by a roll meanwhile.
     const file = await fs.promises.open(path.join(this.dir, nameOf(seg)), 'r');

@@ -1,8 +1,7 @@
-import { RedisRefusedError } from '../redis/redis-refusal.js';
 import type { DeadLetter, LeasedOutbox, Outbox, OutboxAppend, OutboxEntry, OutboxState, ReplayGap } from '../contracts/outbox.js';
 import type { StopDeadline } from '../base/stop-deadline.js';
 import { AppendSignal } from './append-signal.js';
-import { groupsOf, timed, type JobGroup } from './bullmq-jobs.js';
+import { groupsOf, timed } from './bullmq-jobs.js';
 import type { BullmqOutbox } from './bullmq-outbox.js';
 import { journalEntries, journalJobs } from './outage-journal.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from './outbox-errors.js';
@@ -22,10 +21,7 @@ function redisRefused(err: unknown): boolean {
 }
 
 /** Leased journal entries a move step adds; `complete` unless the lease's limit may have cut the last job short. */
-interface MoveStep {
-  entries: OutboxEntry[];
-  complete: boolean;
-}
+type MoveStep = { entries: OutboxEntry[]; complete: boolean };
 
 export interface JournaledOutboxParts {
   sink: string;
@@ -42,15 +38,11 @@ export interface JournaledOutboxParts {
 }
 
 /**
- * A Webhook sink's outbox on a node with Redis: the sink's BullMQ queue, which only
- * BullMQ workers deliver. While Redis does not answer (down, hung past the producer's
- * reply timeout, out of memory) appends go to the outage journal on disk, and once
- * Redis answers the journal is moved into the queue, oldest first, as the jobs the
- * appends would have added (outage-journal.ts): a move cut short by a crash is done
- * again at the next start and adds nothing twice. Appends keep going to the journal
- * until it is empty, so the queue gets events in bus order. The counters, dead letters
- * and gaps are Redis's; the journal adds its entries to `pending`, and its gaps until
- * they are moved.
+ * A Webhook sink's outbox with Redis: its BullMQ queue, and while Redis does not answer
+ * (down, hung, out of memory) the outage journal on disk. Once Redis answers the journal
+ * moves into the queue, oldest first, as the jobs the appends would have added
+ * (outage-journal.ts), so a move cut short by a crash adds nothing twice. Appends go to
+ * the journal until it is empty, keeping bus order. Counters are Redis's.
  */
 export class JournaledOutbox implements Outbox {
   readonly sink: string;
@@ -80,20 +72,7 @@ export class JournaledOutbox implements Outbox {
 
   async append(entries: readonly OutboxAppend[]): Promise<void> {
     const groups = groupsOf(entries, this.p.batchSize);
-    if (!this.journaling && this.redis) {
-      try {
-        await this.toRedis(this.redis.add(timed(groups, Date.now())));
-        this.appended.fire();
-        return;
-      } catch (err) {
-        if (!redisRefused(err)) throw err;
-        this.outage(err as Error);
-      }
-    }
-    await this.toJournal(groups);
-  }
-
-  private async toJournal(groups: readonly JobGroup[]): Promise<void> {
+    if (await this.inRedis((redis) => redis.add(timed(groups, Date.now())))) return this.appended.fire();
     this.journalAppends++;
     try {
       await this.p.journal.append(journalEntries(groups));
@@ -103,11 +82,22 @@ export class JournaledOutbox implements Outbox {
     this.startMoving();
   }
 
+  /** Runs `write` in Redis unless appends go to the journal; false when the journal must take it instead. */
+  private async inRedis(write: (redis: BullmqOutbox) => Promise<unknown>): Promise<boolean> {
+    if (this.journaling || !this.redis) return false;
+    try {
+      await this.toRedis(write(this.redis));
+      return true;
+    } catch (err) {
+      if (!redisRefused(err)) throw err;
+      this.outage(err as Error);
+      return false;
+    }
+  }
+
   /**
-   * A write to Redis, given up once the node's stop deadline has passed: a Redis that
-   * stopped answering would otherwise hold the stop for its reply timeout (3 s). Given
-   * up, its events go to the journal; should Redis run it after all, the next start's
-   * move adds the same jobs again, which adds nothing.
+   * A write to Redis, given up at the node's stop deadline rather than hold the stop for
+   * the reply timeout (3 s): should Redis run it after all, the next move adds nothing.
    */
   private async toRedis<T>(write: Promise<T>): Promise<T> {
     const written = await this.p.deadline.within(write.then((value) => ({ value })));
@@ -115,16 +105,12 @@ export class JournaledOutbox implements Outbox {
     return written.value;
   }
 
-  /**
-   * The latest reason is the one shown: a command cut while the connection is being made
-   * again fails before Redis refuses the sign-in, and the refusal is what to fix.
-   */
+  /** The latest reason is shown: a command cut while reconnecting fails before Redis refuses the sign-in, the thing to fix. */
   private outage(why: Error | string): void {
     this.journaling = true;
-    const reason = typeof why === 'string' ? why : why.message;
-    this.down = reason;
+    this.down = typeof why === 'string' ? why : why.message;
     // Given up on at the stop's deadline is the stop's doing, not an outage to tell.
-    if (!this.p.deadline.begun) this.p.health.failed(this.sink, reason, typeof why !== 'string' && why.cause instanceof RedisRefusedError);
+    if (!this.p.deadline.begun) this.p.health.failed(this.sink, why);
   }
 
   private startMoving(): void {
@@ -173,9 +159,8 @@ export class JournaledOutbox implements Outbox {
         retry = step;
         const { jobs, rest } = journalJobs(step.entries, step.complete);
         const ids = jobs.map((j) => j.id);
-        // Marked before the add, so a worker that settles a job marks it settled: a move cut
-        // short before the journal deletion (a crash) does not add it again at a later
-        // start, however long after its delivery BullMQ forgot its id.
+        // Marked before the add, so a worker marks the job settled: a move cut short by a crash
+        // does not add it again at a later start, however long ago BullMQ forgot its id.
         const settled = await this.toRedis(redis.beginMove(ids));
         await this.toRedis(redis.add(jobs.filter((j) => !settled.has(j.id))));
         this.answered();
@@ -197,12 +182,7 @@ export class JournaledOutbox implements Outbox {
 
   /** The Redis outbox, opened if it is not yet; null while it cannot be. */
   private async opened(): Promise<BullmqOutbox | null> {
-    try {
-      this.redis ??= await this.p.openRedis();
-      return this.redis;
-    } catch {
-      return null;
-    }
+    return (this.redis ??= await this.p.openRedis().catch(() => null));
   }
 
   /** Redis took a write of the move: the outage, if any, is over. */
@@ -226,12 +206,11 @@ export class JournaledOutbox implements Outbox {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
         clearTimeout(timer);
         resolve();
-      }
-      this.wake = done;
+      };
     });
   }
 
@@ -252,21 +231,11 @@ export class JournaledOutbox implements Outbox {
     return this.redis;
   }
 
-  /**
-   * In Redis; in the journal while Redis does not take it, moved into Redis with the
-   * journal. A range continues the last one only in Redis: the journal's last gap may
-   * be moved already.
-   */
+  /** In Redis, else in the journal until moved. A range continues the last only in Redis: the journal's last may be moved already. */
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
-    if (!this.journaling && this.redis) {
-      try {
-        await this.toRedis(this.redis.recordGap(gap, continuesLast && this.lastGapInRedis));
-        this.lastGapInRedis = true;
-        return;
-      } catch (err) {
-        if (!redisRefused(err)) throw err;
-        this.outage(err as Error);
-      }
+    if (await this.inRedis((redis) => redis.recordGap(gap, continuesLast && this.lastGapInRedis))) {
+      this.lastGapInRedis = true;
+      return;
     }
     await this.p.journal.recordGap(gap, false);
     this.gapsRecordedHere++;
@@ -275,9 +244,8 @@ export class JournaledOutbox implements Outbox {
   }
 
   /**
-   * Redis's state, with what the journal owes it: its entries in `pending` (less those
-   * just added to the queue), its gaps not moved yet. While Redis does not answer, its
-   * last state read (Redis is not asked again before the journal's move finds it back).
+   * Redis's state (while it does not answer, the last one read) with what the journal
+   * owes it: its entries in `pending` (less those just added to the queue), its gaps.
    */
   async state(): Promise<OutboxState> {
     const journal = await this.p.journal.state();
@@ -292,12 +260,7 @@ export class JournaledOutbox implements Outbox {
       pending: redis.pending + Math.max(0, journal.pending - this.movedUnacked),
       replay_gaps: redis.replay_gaps + owedGaps,
       last_error: this.down !== null ? { message: `Redis does not answer (${this.down}): events are kept in the outage journal`, at_unix_ms: Date.now() } : redis.last_error,
-      outbox_storage: {
-        store: 'redis',
-        write_blocked: blocked !== null,
-        write_blocked_reason: blocked,
-        bytes: redis.outbox_storage.bytes + journal.outbox_storage.bytes,
-      },
+      outbox_storage: { store: 'redis', write_blocked: blocked !== null, write_blocked_reason: blocked, bytes: redis.outbox_storage.bytes + journal.outbox_storage.bytes },
       oldest_pending_age_ms: ages.length > 0 ? Math.max(...ages) : null,
       gaps: [...redis.gaps, ...(owedGaps > 0 ? journal.gaps.slice(-owedGaps) : [])],
     };

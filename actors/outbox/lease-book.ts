@@ -1,8 +1,7 @@
 /**
- * The leases one outbox instance handed out, in memory only: a process that dies
- * loses them, and its entries are pending again at the next open. A lease being
- * settled (ack, retry, dead letter) stays in the book until its write commits, so the
- * entry is neither leased again nor settled twice meanwhile.
+ * The leases one outbox instance handed out, in memory only: a process that dies loses
+ * them, its entries pending again at the next open. A lease being settled stays until
+ * its write commits, so it is neither leased again nor settled twice meanwhile.
  */
 export class LeaseBook<T> {
   private readonly held = new Map<string, { value: T; settling: boolean }>();
@@ -23,11 +22,7 @@ export class LeaseBook<T> {
     this.held.clear();
   }
 
-  /**
-   * Runs `write` for the leases of `ids` that are held and not being settled (unknown
-   * ids are skipped); forgets them when it succeeds, keeps them leased when it throws.
-   * Resolves with null when no id was held.
-   */
+  /** Runs `write` for the held leases of `ids` not being settled; forgets them once it succeeds. Null when none was held. */
   async settle<R>(ids: readonly string[], write: (leases: T[]) => Promise<R>): Promise<R | null> {
     const taken = ids.filter((id) => {
       const lease = this.held.get(id);

@@ -1,13 +1,11 @@
 /**
- * The positions of a journal's entries in ascending order, with where the next lease
- * scan starts: every pending position below it is leased, settled or waiting for a
- * retry's due time. Positions only grow at the end (appends); settled ones are
- * skipped by the caller and swept out once they are most of the list.
+ * A journal's entry positions in ascending order, and `from`, where the next lease scan
+ * starts: every pending position below it is leased, settled or not due yet. Appends
+ * add at the end; settled ones are swept out once they are most of the list.
  */
 export class LeaseOrder {
   private list: number[];
   private stale = 0;
-  /** The position the next scan starts at. */
   from = 0;
 
   constructor(positions: number[]) {
@@ -32,7 +30,6 @@ export class LeaseOrder {
     this.from = Math.min(this.from, pos);
   }
 
-  /** The positions from `start` on, in order. */
   *scan(start: number): Generator<number> {
     let lo = 0;
     let hi = this.list.length;

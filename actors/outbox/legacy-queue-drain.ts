@@ -9,15 +9,11 @@ const PENDING_STATES = ['wait', 'prioritized', 'delayed', 'active'] as const;
 const COUNTERS = ['total_delivered', 'total_failed', 'replay_gaps'] as const;
 
 /**
- * Moves a sink's queue of the key layout before the hash tag (`weir:<node>:sink:<tag>`,
- * written by weir before cluster support) into its queue now, when the node opens the
- * sink. Each pending job is added under the same job id (`add` counts it as pending),
- * then removed from the old queue: a node killed in between adds it again at its next
- * start, which adds nothing while BullMQ holds the id. Once the old queue holds no job,
- * its counters and gaps are added to the new ones and its keys deleted. Dead letters
- * of the old queue stay there (the old queue and state are kept while it holds any).
- * An old layout only exists on a standalone Redis, so the cross-slot MULTI is allowed.
- * Resolves to the number of jobs moved.
+ * Moves a sink's queue of the layout before the hash tag (`weir:<node>:sink:<tag>`) into
+ * its queue now as the node opens the sink: each pending job added under its id, then
+ * removed (a kill in between adds it again, adding nothing). Once the old queue holds no
+ * job (dead letters stay), its counters and gaps join the new ones and its keys go. Only
+ * a standalone Redis has the old layout: a cross-slot MULTI is fine. Resolves to the jobs moved.
  */
 export async function drainLegacyQueue(redis: RedisClient, nodeId: string, sink: string, keys: SinkKeys, add: (groups: TimedGroup[]) => Promise<void>): Promise<number> {
   const old = legacySinkKeys(nodeId, sink);
@@ -42,11 +38,7 @@ export async function drainLegacyQueue(redis: RedisClient, nodeId: string, sink:
   }
 }
 
-/**
- * Removes a job from every list and set of its old queue, lock or not: its events are
- * already in the new queue, and the process that held it runs code that knows only
- * the old layout, which a node that starts on this code replaced.
- */
+/** Removes a job from every list and set of the old queue, lock or not: its events are in the new queue, its holder ran old code. */
 const REMOVE_JOB = `
 local key, id, base = ARGV[1], ARGV[2], ARGV[3]
 for _, list in ipairs({'wait', 'paused', 'active'}) do redis.call('LREM', base .. list, 0, id) end

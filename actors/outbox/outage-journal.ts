@@ -3,12 +3,10 @@ import { jobIdFor } from './bullmq-keys.js';
 import type { JobGroup, TimedGroup } from './bullmq-jobs.js';
 
 /**
- * How a Redis sink's outage journal keeps the jobs it owes the queue: one entry per
- * event, whose id names the job the event belongs to and the event (`<job id> <event
- * id>`; a job id never holds a space: bullmq-keys.ts encodes it). The move adds each
- * job as the append that failed would have, under the same id, so BullMQ adds a job
- * it already holds only once. An entry without a job id (an embedded outbox of the
- * same state dir from before Redis was configured) is a job of its own.
+ * A Redis sink's outage journal keeps one entry per event, id `<job id> <event id>` (job ids hold no space), so
+ * the move adds each job under the id the failed append would have used, which BullMQ
+ * adds only once. An entry without a job id (an embedded outbox from before Redis) is
+ * a job of its own.
  */
 const SEPARATOR = ' ';
 
@@ -21,11 +19,7 @@ export interface JournalJob extends TimedGroup {
   entryIds: string[];
 }
 
-/**
- * The jobs of leased entries, oldest first. A job's entries were appended together, so
- * only the last job may be cut short by the lease's limit: unless `complete`, it is
- * handed back in `rest` to go with the next lease.
- */
+/** The jobs of leased entries, oldest first. Only the last may be cut short by the lease's limit: unless `complete`, it goes back in `rest`. */
 export function journalJobs(entries: readonly OutboxEntry[], complete: boolean): { jobs: JournalJob[]; rest: OutboxEntry[] } {
   const jobs: JournalJob[] = [];
   const firstOf: OutboxEntry[] = [];

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import type { OutboxLimits, WriteBlockReason } from '../contracts/outbox.js';
-import { OutboxWriteBlocked, type AppendErrorOptions } from './outbox-errors.js';
-
-type LimitReason = Exclude<WriteBlockReason, 'store_full'>;
+import { OutboxWriteBlocked } from './outbox-errors.js';
 
 /** How long one statfs answer stands; appends in between subtract what they add. */
 const STATFS_TTL_MS = 1000;
@@ -15,52 +13,38 @@ const STATFS_TTL_MS = 1000;
 const RESUME_BELOW = 0.9;
 
 /**
- * The node-wide disk protection of a store: bytes held per sink against max_bytes,
- * free space of the state dir against min_free_bytes. An append reserves its bytes
- * first; when a limit would be crossed it is refused and writes stay blocked until a
- * later append fits again (for max_bytes: until deliveries bring the outbox below
- * RESUME_BELOW of it).
+ * A store's node-wide disk protection: bytes held against max_bytes, the state dir's
+ * free space against min_free_bytes. An append reserves its bytes first; one that would
+ * cross a limit is refused, and writes stay blocked until a later append fits.
  */
 export class OutboxBudget {
   private readonly held = new Map<string, number>();
-  private blockedBy: WriteBlockReason | null;
   private free: { bytes: number; at: number } | null = null;
 
   /**
    * @param statfsDir directory whose file system must keep min_free_bytes; null for a
    *   store whose data is not on this machine (Redis)
    * @param onChange told each time writes become blocked or unblocked
-   * @param lastKnown the block a previous run left, standing until an append fits
+   * @param blockedBy the block a previous run left, standing until an append fits
    */
   constructor(
     private readonly limits: OutboxLimits,
     private readonly statfsDir: string | null,
     private readonly onChange: (reason: WriteBlockReason | null) => void,
-    lastKnown: WriteBlockReason | null = null,
-  ) {
-    this.blockedBy = lastKnown;
-  }
+    private blockedBy: WriteBlockReason | null = null,
+  ) {}
 
   get reason(): WriteBlockReason | null {
     return this.blockedBy;
   }
 
-  get totalBytes(): number {
-    let sum = 0;
-    for (const n of this.held.values()) sum += n;
-    return sum;
+  private get totalBytes(): number {
+    return [...this.held.values()].reduce((sum, n) => sum + n, 0);
   }
 
-  bytesOf(sink: string): number {
-    return this.held.get(sink) ?? 0;
-  }
-
-  /**
-   * Sets what a sink holds, as its store read it (at open; for Redis, at each state
-   * read, since workers elsewhere deliver); deliveries may have unblocked writes.
-   */
+  /** What a sink holds, as its store read it (at open; for Redis at each state read, as workers elsewhere deliver). */
   load(sink: string, bytes: number): void {
-    const before = this.bytesOf(sink);
+    const before = this.held.get(sink) ?? 0;
     this.held.set(sink, bytes);
     if (bytes < before) this.resumeIfRoom();
   }
@@ -68,11 +52,8 @@ export class OutboxBudget {
   /** Reserves room for an append of `bytes`, or throws OutboxWriteBlocked. */
   async reserve(sink: string, bytes: number): Promise<void> {
     const reason = await this.check(bytes);
-    if (reason) {
-      this.set(reason);
-      throw new OutboxWriteBlocked(reason, `outbox writes are blocked (${reason}): ${this.describe(reason)}`);
-    }
-    this.held.set(sink, this.bytesOf(sink) + bytes);
+    if (reason) throw this.block(reason);
+    this.held.set(sink, (this.held.get(sink) ?? 0) + bytes);
     if (this.free) this.free.bytes -= bytes;
   }
 
@@ -83,36 +64,32 @@ export class OutboxBudget {
 
   /** Bytes that left the sink (delivered, or a reservation whose append failed). */
   release(sink: string, bytes: number): void {
-    this.held.set(sink, Math.max(0, this.bytesOf(sink) - bytes));
+    this.held.set(sink, Math.max(0, (this.held.get(sink) ?? 0) - bytes));
     this.resumeIfRoom();
   }
 
-  private resumeIfRoom(): void {
-    if (this.blockedBy === 'max_bytes' && this.totalBytes < this.resumeBelow()) this.set(null);
-  }
-
   /** The store itself refused the write for lack of room (Redis out of memory). */
-  storeFull(options: AppendErrorOptions): OutboxWriteBlocked {
-    this.set('store_full');
-    return new OutboxWriteBlocked('store_full', 'outbox writes are blocked (store_full): the store is out of room', options);
+  storeFull(options: ErrorOptions): OutboxWriteBlocked {
+    return this.block('store_full', options);
   }
 
   /**
-   * The store could not commit an append although the limits let it through: the disk
-   * filled faster than the last statfs said (other files on it grew), or the store
-   * failed otherwise. Writes pause as min_free_bytes when the disk now says so, else
-   * as store_full, until an append commits again.
+   * The store failed an append the limits let through (the disk filled faster than the
+   * last statfs said, or another failure): blocked as min_free_bytes if the disk says so now, else store_full.
    */
-  async commitFailed(options: AppendErrorOptions): Promise<OutboxWriteBlocked> {
+  async commitFailed(options: ErrorOptions): Promise<OutboxWriteBlocked> {
     this.free = null;
-    if (this.statfsDir === null || (await this.freeBytes(this.statfsDir)) >= this.limits.min_free_bytes) return this.storeFull(options);
-    this.set('min_free_bytes');
-    return new OutboxWriteBlocked('min_free_bytes', `outbox writes are blocked (min_free_bytes): ${this.describe('min_free_bytes')}`, options);
+    const full = this.statfsDir !== null && (await this.freeBytes(this.statfsDir)) < this.limits.min_free_bytes;
+    return this.block(full ? 'min_free_bytes' : 'store_full', options);
   }
 
-  private async check(bytes: number): Promise<LimitReason | null> {
+  private resumeIfRoom(): void {
+    if (this.blockedBy === 'max_bytes' && this.totalBytes < this.limits.max_bytes * RESUME_BELOW) this.set(null);
+  }
+
+  private async check(bytes: number): Promise<WriteBlockReason | null> {
     if (this.totalBytes + bytes > this.limits.max_bytes) return 'max_bytes';
-    if (this.blockedBy === 'max_bytes' && this.totalBytes >= this.resumeBelow()) return 'max_bytes';
+    if (this.blockedBy === 'max_bytes' && this.totalBytes >= this.limits.max_bytes * RESUME_BELOW) return 'max_bytes';
     if (this.statfsDir === null) return null;
     return (await this.freeBytes(this.statfsDir)) - bytes < this.limits.min_free_bytes ? 'min_free_bytes' : null;
   }
@@ -126,14 +103,15 @@ export class OutboxBudget {
     return this.free.bytes;
   }
 
-  private resumeBelow(): number {
-    return this.limits.max_bytes * RESUME_BELOW;
-  }
-
-  private describe(reason: LimitReason): string {
-    return reason === 'max_bytes'
-      ? `the outbox holds ${this.totalBytes} of ${this.limits.max_bytes} bytes`
-      : `less than ${this.limits.min_free_bytes} bytes would stay free in ${this.statfsDir}`;
+  /** Writes are blocked for `reason`: the error that tells the caller so. */
+  private block(reason: WriteBlockReason, options?: ErrorOptions): OutboxWriteBlocked {
+    this.set(reason);
+    const why = {
+      max_bytes: `the outbox holds ${this.totalBytes} of ${this.limits.max_bytes} bytes`,
+      min_free_bytes: `less than ${this.limits.min_free_bytes} bytes would stay free in ${this.statfsDir}`,
+      store_full: 'the store is out of room',
+    }[reason];
+    return new OutboxWriteBlocked(reason, `outbox writes are blocked (${reason}): ${why}`, options);
   }
 
   private set(reason: WriteBlockReason | null): void {

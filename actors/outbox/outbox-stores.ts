@@ -75,7 +75,7 @@ export async function openOutboxStores(config: WeirConfig, { onRedisError, unrea
     if (err instanceof NodeIdInUseError) throw err;
     noteRefusal(err);
     unreachable(`Redis is unreachable at start (${err instanceof Error ? err.message : 'error'}); sinks keep events in their outage journals until Redis answers`);
-    health.markLost(err instanceof RedisRefusedError);
+    health.markLost(err);
     return null;
   });
   let connecting: Promise<BullmqOutboxStore> | null = null;

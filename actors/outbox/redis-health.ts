@@ -1,9 +1,12 @@
+import { RedisRefusedError } from '../redis/redis-refusal.js';
+
+const isRefusal = (why: unknown): boolean => why instanceof RedisRefusedError || (why instanceof Error && why.cause instanceof RedisRefusedError);
+
 /**
- * Whether the node's sinks reach Redis, told once per change for the whole node: each
- * sink's JournaledOutbox says when Redis failed it and when its journal's move found it
- * answering again, and an outage that several sinks notice is one `lost`, its end one `back`.
- * A refusal (a password or certificate Redis does not take) found after the outage was
- * told for another reason is told once more: it is what the operator must fix.
+ * Whether the node's sinks reach Redis, told once per change for the whole node: an
+ * outage several sinks notice is one `lost`, its end one `back`. A refusal (a password
+ * or certificate Redis does not take) found after the outage was told for another
+ * reason is told once more: it is what the operator must fix.
  */
 export class RedisHealth {
   private readonly down = new Set<string>();
@@ -23,17 +26,18 @@ export class RedisHealth {
   }
 
   /** An outage already told (Redis unreachable at start): its end is told, its start is not again. */
-  markLost(refusal = false): void {
+  markLost(why: unknown): void {
     this.told = true;
-    this.toldRefusal = refusal;
+    this.toldRefusal = isRefusal(why);
   }
 
-  failed(sink: string, reason: string, refusal = false): void {
+  failed(sink: string, why: Error | string): void {
     this.down.add(sink);
+    const refusal = isRefusal(why);
     if (this.told && (this.toldRefusal || !refusal)) return;
     this.told = true;
     this.toldRefusal = refusal;
-    this.tell.lost(`Redis failed sink "${sink}" (${reason}); sinks keep events in their outage journals until it answers`);
+    this.tell.lost(`Redis failed sink "${sink}" (${typeof why === 'string' ? why : why.message}); sinks keep events in their outage journals until it answers`);
   }
 
   answered(sink: string): void {

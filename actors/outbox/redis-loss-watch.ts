@@ -1,9 +1,54 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { OutboxState, ReplayGap } from '../contracts/outbox.js';
+import { readStateFile, writeJsonFileSync } from '../files/atomic-json.js';
 import type { SinkKeys } from './bullmq-keys.js';
 import type { SinkRead } from './bullmq-sink-state.js';
-import type { RedisOutboxMemory } from './redis-outbox-memory.js';
+
+const remembered = z.object({
+  store_id: z.string().min(1),
+  /** No event below this sequence was pending in the sink's Redis outbox when it was written. */
+  floor: z.number().int(),
+  total_delivered: z.number().int(),
+  total_failed: z.number().int(),
+  replay_gaps: z.number().int(),
+});
+type RememberedOutbox = z.infer<typeof remembered>;
+const memoryFile = z.record(z.string(), remembered);
+
+/**
+ * What `<state_dir>/redis-outboxes.json` keeps of each Redis outbox by state hash key,
+ * written as it opens and closes, so that a loss while the node was stopped is told at
+ * the next open. Best effort: a damaged file counts as empty, an unwritable one only
+ * loses this safeguard.
+ */
+export class RedisOutboxMemory {
+  private readonly file: string;
+
+  constructor(stateDir: string) {
+    this.file = path.join(stateDir, 'redis-outboxes.json');
+  }
+
+  get(stateKey: string): RememberedOutbox | undefined {
+    return this.read()[stateKey];
+  }
+
+  set(stateKey: string, value: RememberedOutbox): void {
+    const all = { ...this.read(), [stateKey]: value };
+    try {
+      writeJsonFileSync(this.file, all);
+    } catch {
+      // The next open finds the previous record, or none: a loss is then seen only while running.
+    }
+  }
+
+  private read(): Record<string, RememberedOutbox> {
+    const read = readStateFile(this.file, memoryFile);
+    return 'value' in read ? read.value : {};
+  }
+}
 
 export interface LossWatchParts {
   sink: string;
@@ -27,13 +72,11 @@ interface Recovery {
 const NO_COUNTERS: Recovery['counters'] = { total_delivered: 0, total_failed: 0, replay_gaps: 0, gaps: [] };
 
 /**
- * Tells when Redis lost a sink's outbox: restarted without its data (no AOF, a failover
- * to an empty replica) or flushed, while the node ran or while it was stopped. Without
- * it the pending flow.completed went missing with nothing said, and the all-time
- * counters fell to 0. The sink's state hash carries a `store_id` set at the first open;
- * a read that finds it gone is the loss. The events it may have held are counted as a
- * replay gap, from the lowest sequence that could still be pending (`floor`, moved on
- * with each read) to the highest appended, and the counters are put back as last read.
+ * Tells when Redis lost a sink's outbox (restarted without its data, failed over to an
+ * empty replica, flushed), rather than let pending events vanish and counters fall to 0
+ * unsaid. The state hash carries a `store_id` from the first open: a read without it is
+ * the loss. What it may have held becomes a replay gap, from the lowest sequence that
+ * could be pending (`floor`) to the highest appended; the counters return as last read.
  */
 export class RedisLossWatch {
   private floor: number;
@@ -53,10 +96,8 @@ export class RedisLossWatch {
   }
 
   /**
-   * Marks the state hash as this outbox's (an existing mark is kept). One the node had
-   * opened before and Redis no longer holds was lost while the node was stopped, and is
-   * recovered with what the memory kept. After the counters are put back, `recordLoss`
-   * records the gap (the outbox's own gap record, byte count and budget).
+   * Marks the state hash as this outbox's. One the memory knows and Redis no longer holds
+   * was lost while the node was stopped: recovered, its gap recorded by `recordLoss`.
    */
   static async open(p: LossWatchParts, recordLoss: (gap: ReplayGap | null) => Promise<void>): Promise<RedisLossWatch> {
     const found = await p.redis.hget(p.keys.state, 'store_id');

@@ -12,12 +12,12 @@ import { WeirError } from '../errors/weir-error.js';
 const CLAIM_FILE = 'redis-claim.json';
 
 /** How long a claim lasts without a refresh: a node gone without a word (kill -9) frees its id after this. */
-export const CLAIM_TTL_MS = 60_000;
+const CLAIM_TTL_MS = 60_000;
 
 const fileSchema = z.object({ run: z.string().min(1) });
 
 /** Who holds a node id on Redis, as its claim says. */
-export interface ClaimHolder {
+interface ClaimHolder {
   run: string;
   host: string;
   pid: string;
@@ -40,16 +40,14 @@ export class NodeIdInUseError extends WeirError<'NODE_ID_IN_USE'> {
 }
 
 /** host, pid, state_dir and start of a claim's holder, for messages. */
-export function describe(h: ClaimHolder): string {
+function describe(h: ClaimHolder): string {
   const since = Number(h.since_unix_ms);
   return `host ${h.host}, pid ${h.pid}, state_dir ${h.state_dir}${Number.isFinite(since) && since > 0 ? `, since ${new Date(since).toISOString()}` : ''}`;
 }
 
 /*
- * Takes the claim when nobody holds it, this run holds it, or the state dir's previous
- * run held it (a kill -9 leaves its claim until it lapses); answers the holder's fields
- * otherwise (in holderOf's order). KEYS[1] claim; ARGV: run, previous run ('' if none), ttl ms, host, pid,
- * state_dir, since.
+ * Takes the claim unless a run other than this one or the state dir's previous one holds
+ * it; then answers its fields (holderOf's order). ARGV: run, previous run, ttl ms, host, pid, state_dir, since.
  */
 const CLAIM_SCRIPT = `
 local held = redis.call('HGET', KEYS[1], 'run')
@@ -81,16 +79,11 @@ export interface NodeClaimOptions {
 }
 
 /**
- * One running node per node id on a shared Redis. Every key of a node's outbox carries
- * its node id, so two nodes given the same one (a copied config, the default host name
- * on one host) would share queues: each would lease and acknowledge the other's
- * deliveries, take back the other's leases at its start, and mix the counters, replay
- * gaps and loss marks the controller reconciles by, with nothing said. The claim is a
- * hash `weir:<node>:claim` that lapses after `ttlMs` unless refreshed (every third of
- * it); a start that finds it held by another run is refused with NodeIdInUseError.
- * The run that holds it is written in the state dir, so the same node restarted after
- * a kill -9 takes its own claim over at once; a node on another state dir waits for
- * it to lapse.
+ * One running node per node id on a shared Redis: two nodes of one id (a copied config)
+ * would silently settle each other's deliveries and mix the counters the controller
+ * reconciles by. The claim lapses after `ttlMs` unless refreshed (every third of it); a
+ * start that finds another run holding it is refused (NodeIdInUseError). The run is kept
+ * in the state dir, so the same node restarted after a kill -9 takes its claim at once.
  */
 export class RedisNodeClaim {
   private timer: NodeJS.Timeout | null = null;
@@ -132,23 +125,16 @@ export class RedisNodeClaim {
 
   /** Keeps the claim alive, and takes it again when it lapsed (an outage longer than the TTL, a Redis that lost its data). */
   private async refresh(): Promise<void> {
-    let holder: ClaimHolder | null;
-    try {
-      holder = await this.claim(this.run);
-    } catch {
-      // Redis down or full: the next refresh tries again.
-      return;
+    // Redis down or full: the next refresh tries again.
+    const holder = await this.claim(this.run).catch(() => undefined);
+    if (holder === undefined || (holder !== null && this.lostTold)) return;
+    this.lostTold = holder !== null;
+    if (holder) {
+      this.opts.onLost?.(
+        `node.id "${this.opts.nodeId}" was taken on Redis by another node (${describe(holder)}) while this one ran: ` +
+          `the two share outbox queues and counters; give each node a node.id of its own`,
+      );
     }
-    if (!holder) {
-      this.lostTold = false;
-      return;
-    }
-    if (this.lostTold) return;
-    this.lostTold = true;
-    this.opts.onLost?.(
-      `node.id "${this.opts.nodeId}" was taken on Redis by another node (${describe(holder)}) while this one ran: ` +
-        `the two share outbox queues and counters; give each node a node.id of its own`,
-    );
   }
 
   /** Runs the claim script; the holder when another run holds the id, else null. */

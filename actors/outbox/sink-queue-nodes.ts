@@ -7,26 +7,17 @@ export interface SinkQueue {
 }
 
 /**
- * The set of the ids of the nodes that keep sink queues on this Redis. Unlike the
- * fleet's index, a node that stops stays in it: its queue may still hold jobs for
- * `weir deliver`. It lives in another slot than the nodes' keys, so it is written
- * apart from them.
+ * The ids of the nodes that keep sink queues on this Redis. Unlike the fleet's index, a
+ * stopped node stays: its queue may still hold jobs for `weir deliver`.
  */
 export const QUEUE_INDEX = 'weir:queues';
 
-/**
- * Records the queue of sink `tag` of a node, where `sinkQueues` finds it: the node's
- * outbox does it when it opens the sink. Two commands, each in one slot.
- */
+/** Records a node's sink queue when its outbox opens the sink: two commands, as the index is in another slot than the node's keys. */
 export async function recordSinkQueue(redis: RedisClient, queue: SinkQueue): Promise<void> {
   await Promise.all([redis.sadd(QUEUE_INDEX, queue.nodeId), redis.sadd(nodeSinksKey(queue.nodeId), queue.tag)]);
 }
 
-/**
- * The sink queues kept on this Redis, of sink `tag` or of every sink, sorted by node
- * then tag: read from the queue index and each node's set of sinks, never by SCAN,
- * which on a cluster sees one shard only.
- */
+/** The sink queues on this Redis (of sink `tag`, or all) by node then tag: from the index, never by SCAN, which sees one shard of a cluster. */
 export async function sinkQueues(redis: RedisClient, tag?: string): Promise<SinkQueue[]> {
   const nodes = await redis.smembers(QUEUE_INDEX);
   const tags = await Promise.all(nodes.map((nodeId) => redis.smembers(nodeSinksKey(nodeId))));
@@ -35,7 +26,6 @@ export async function sinkQueues(redis: RedisClient, tag?: string): Promise<Sink
     .sort((a, b) => byCodeUnits(a.nodeId, b.nodeId) || byCodeUnits(a.tag, b.tag));
 }
 
-/** The ids of the nodes that keep a queue for sink `tag` on this Redis. */
 export async function sinkQueueNodes(redis: RedisClient, tag: string): Promise<string[]> {
   return (await sinkQueues(redis, tag)).map((q) => q.nodeId);
 }

@@ -1,5 +1,5 @@
 import type { ConnectorState } from '../../actors/contracts/sink.js';
-import { readSinkOutboxState } from '../../actors/outbox/read-sink-state.js';
+import { readSinkOutboxState } from '../sink-outbox-state.js';
 import { readConnectorState } from '../../actors/sinks/connector-state-file.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { printJson, table } from '../format.js';

@@ -1,4 +1,4 @@
-import { COUNTERS_KEY, GAPS_KEY, openOutboxEnv, openSinkDb, type RetryMark, type StoredDead, type StoredEntry } from '../../actors/outbox/lmdb-outbox.js';
+import { COUNTERS_KEY, GAPS_KEY, openOutboxEnv, openSinkDb, type RetryMark, type StoredDead, type StoredEntry } from '../../actors/upgrade/lmdb-outbox.js';
 import type { OutboxCounts } from '../../actors/outbox/outbox-state.js';
 import type { ReplayGap } from '../../actors/contracts/outbox.js';
 

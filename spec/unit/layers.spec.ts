@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['actors/redis'],
   ['actors/socks5', 'actors/sniff', 'actors/hook', 'actors/process', 'actors/principals', 'actors/router'],
   ['actors/outbounds', 'actors/outbox', 'actors/sinks'],
-  ['actors/flows', 'actors/policies', 'actors/webhook'],
+  ['actors/flows', 'actors/policies', 'actors/webhook', 'actors/upgrade'],
   ['actors/udp'],
   ['actors/inbounds'],
   ['actors/engine'],

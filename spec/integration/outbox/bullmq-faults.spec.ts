@@ -7,7 +7,7 @@ import { BullmqDelivery } from '../../../actors/outbox/bullmq-delivery.js';
 import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
 import { OutboxUnavailable, OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
-import { readRedisOutboxState } from '../../../actors/outbox/read-sink-state.js';
+import { readRedisOutboxState } from '../../../cli/sink-outbox-state.js';
 import { settlesBeforeFar } from '../../support/far-bound.js';
 import { redisSuite, type RedisServer } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Outbox, OutboxState } from '../../../actors/contracts/outbox.js';
 import { jobIdFor, sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
-import { readRedisOutboxState } from '../../../actors/outbox/read-sink-state.js';
+import { readRedisOutboxState } from '../../../cli/sink-outbox-state.js';
 import { redisSuite } from '../../support/redis-server.js';
 import { tempDir } from '../../support/temp-dir.js';
 import { bullmqDrain } from './bullmq-drain.js';

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JournalOutboxStore } from '../../../actors/outbox/journal-outbox-store.js';
 import { OutboxWriteBlocked } from '../../../actors/outbox/outbox-errors.js';
-import { readOutboxState } from '../../../actors/outbox/read-sink-state.js';
+import { readOutboxState } from '../../../cli/sink-outbox-state.js';
 import { FAR_MS } from '../../support/far-bound.js';
 import { counts, entries, ROOMY } from './outbox-contract.js';
 

@@ -1,6 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { RedisHealth } from '../../../actors/outbox/redis-health.js';
+import { RedisRefusedError } from '../../../actors/redis/redis-refusal.js';
+
+const REFUSAL = new RedisRefusedError('127.0.0.1:6379', 'the sign-in failed: WRONGPASS');
+/** A sink's write that Redis refused, as the Redis outbox rejects it. */
+const REFUSED = new OutboxUnavailable(`the Redis outbox of sink a is unavailable: ${REFUSAL.message}`, { cause: REFUSAL });
 
 function health(): { health: RedisHealth; told: string[] } {
   const told: string[] = [];
@@ -24,21 +30,21 @@ test('up goes false with the first sink Redis fails and true once every failed s
 test('a refusal found after the outage was told for another reason is told once more, and not again in that outage', () => {
   const { health: h, told } = health();
   h.failed('a', 'Stream is not writeable');
-  h.failed('a', 'refused weir: WRONGPASS', true);
-  h.failed('b', 'refused weir: WRONGPASS', true);
+  h.failed('a', REFUSED);
+  h.failed('b', REFUSED);
   h.failed('a', 'Stream is not writeable');
   assert.equal(told, ['lost', 'lost']);
   h.answered('a');
   h.answered('b');
-  h.failed('a', 'refused weir: WRONGPASS', true);
-  h.failed('a', 'refused weir: WRONGPASS', true);
+  h.failed('a', REFUSED);
+  h.failed('a', REFUSED);
   assert.equal(told, ['lost', 'lost', 'back', 'lost'], 'a refusal told first is told once');
 });
 
 test('an outage told at start is down until a sink finds Redis answering', () => {
   const { health: h, told } = health();
-  h.markLost(true);
-  h.failed('a', 'refused weir: WRONGPASS', true);
+  h.markLost(REFUSAL);
+  h.failed('a', REFUSED);
   assert.is(h.up, false);
   h.answered('a');
   assert.is(h.up, true);

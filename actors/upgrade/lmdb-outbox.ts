@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { OutboxState, ReplayGap, WriteBlockReason } from '../contracts/outbox.js';
-import { noCounts, outboxState, type OutboxCounts } from './outbox-state.js';
+import { noCounts, outboxState, type OutboxCounts } from '../outbox/outbox-state.js';
 
 /**
  * The LMDB outbox an earlier version kept in `<state_dir>/outbox` (data.mdb, lock.mdb):
  * one named sub-database `sink:<tag>` per sink and `node` for node-wide facts. The
- * journal store imports it once (lmdb-import.ts); until then `weir connector state`
+ * node imports it once, at its first sink open (lmdb-import.ts); until then `weir connector state`
  * reads it read-only. Keys of a sink are ordered-binary arrays, so the entries of each
  * kind sit together in position (append) order:
  *   ['p', pos] → StoredEntry   pending entries

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic-json.js';
-import { outboxDir, sinkDir } from './journal-files.js';
-import { commitRecord, encodeBatch, type EntryRecord, type JournalRecord } from './journal-records.js';
+import { outboxDir, sinkDir } from '../outbox/journal-outbox-store.js';
+import { commitRecord, encodeBatch, type EntryRecord, type JournalRecord } from '../outbox/journal-records.js';
 import type { RetryMark, StoredDead } from './lmdb-outbox.js';
 
 /**

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { redisAddressOf, type RedisAddress } from '../redis/redis-client.js';
-import { withRedis } from '../redis/with-redis.js';
-import type { WeirConfig } from '../config/schema.js';
-import type { OutboxState, WriteBlockReason } from '../contracts/outbox.js';
-import { nodeOutboxKey, sinkKeys } from './bullmq-keys.js';
-import { readBullmqSink } from './bullmq-sink-state.js';
-import { outboxState } from './outbox-state.js';
-import { outboxDir, readWriteBlock, replayJournal, sinkDir } from './journal-files.js';
+import { redisAddressOf, type RedisAddress } from '../actors/redis/redis-client.js';
+import { withRedis } from '../actors/redis/with-redis.js';
+import type { WeirConfig } from '../actors/config/schema.js';
+import type { OutboxState, WriteBlockReason } from '../actors/contracts/outbox.js';
+import { nodeOutboxKey, sinkKeys } from '../actors/outbox/bullmq-keys.js';
+import { readBullmqSink } from '../actors/outbox/bullmq-sink-state.js';
+import { outboxState } from '../actors/outbox/outbox-state.js';
+import { outboxDir, readWriteBlock, replayJournal, sinkDir } from '../actors/outbox/journal-outbox-store.js';
 
 /** What `weir connector state` reads of a sink; `redisError` when Redis was configured but did not answer. */
 export interface SinkOutboxReading {
@@ -49,7 +49,7 @@ export async function readSinkOutboxState(config: WeirConfig, sink: string): Pro
  */
 export async function readOutboxState(stateDir: string, sink: string): Promise<OutboxState | null> {
   if (fs.existsSync(path.join(outboxDir(stateDir), 'data.mdb'))) {
-    const { readLmdbOutboxState } = await import('./lmdb-outbox.js');
+    const { readLmdbOutboxState } = await import('../actors/upgrade/lmdb-outbox.js');
     return readLmdbOutboxState(stateDir, sink);
   }
   const dir = sinkDir(stateDir, sink);
