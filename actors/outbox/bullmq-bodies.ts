@@ -23,10 +23,6 @@ export function encodeBodies(events: readonly OutboxAppend[]): { stored: string;
   return { stored, bytes: Buffer.byteLength(stored) - (events.length - 1) };
 }
 
-export function decodeBodies(stored: string): string[] {
-  return stored.split('\n');
-}
-
 /**
  * Stores the bodies of jobs about to be added. A job whose delivery was counted keeps
  * none (the move of the outage journal may add it again within the time BullMQ keeps
@@ -39,7 +35,6 @@ for i = 1, #KEYS, 2 do
 end`;
 
 export async function writeBodies(redis: RedisClient, keys: SinkKeys, jobs: readonly { id: string; stored: string }[]): Promise<void> {
-  if (jobs.length === 0) return;
   const pairs = jobs.flatMap((j) => [keys.base + j.id, bodiesKey(keys, j.id)]);
   await redis.eval(WRITE_BODIES, pairs.length, ...pairs, COUNTED_FIELD, ...jobs.map((j) => j.stored));
 }

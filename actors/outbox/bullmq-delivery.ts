@@ -43,25 +43,20 @@ export interface BullmqDeliveryOptions {
 /** How long an idle worker's blocking wait for a job lasts (BullMQ drainDelay). */
 const IDLE_WAIT_S = 60;
 
-/** How soon a job whose count Redis refused is attempted again. */
-const UNCOUNTED_RETRY_MS = 1000;
+/** How soon a job whose count or read Redis refused is attempted again. */
+const RETRY_SOON_MS = 1000;
 
 /** How long after its append a job whose bodies are missing waits for them (withoutBodies). */
 const BODIES_WAIT_MS = 60_000;
 
-/** A count Redis refused: the attempt fails, so the job is delivered again and counted then (receivers dedupe). */
-function uncounted(err: unknown): never {
-  throw new RetryAt(`the delivery could not be counted: ${messageOf(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
-}
-
-/** A job Redis did not let the worker read is tried again. */
-function unread(err: unknown): never {
-  throw new RetryAt(`the job could not be read: ${messageOf(err)}`, Date.now() + UNCOUNTED_RETRY_MS);
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** A count or a read Redis refused fails the attempt: the job is delivered again and counted then (receivers dedupe). */
+const retrySoon =
+  (what: string) =>
+  (err: unknown): never => {
+    throw new RetryAt(`${what}: ${err instanceof Error ? err.message : String(err)}`, Date.now() + RETRY_SOON_MS);
+  };
+const uncounted = retrySoon('the delivery could not be counted');
+const unread = retrySoon('the job could not be read');
 
 export class BullmqDelivery {
   private readonly worker: Worker<JobData, string, string>;
@@ -121,7 +116,7 @@ export class BullmqDelivery {
   private async withoutBodies(job: OutboxJob): Promise<string> {
     if (await this.redis.hexists(this.keys.base + job.id!, COUNTED_FIELD).catch(unread)) return 'delivered';
     const why = `the envelopes of job ${job.id!} are not in Redis`;
-    if (Date.now() - job.timestamp < BODIES_WAIT_MS) throw new RetryAt(why, Date.now() + UNCOUNTED_RETRY_MS);
+    if (Date.now() - job.timestamp < BODIES_WAIT_MS) throw new RetryAt(why, Date.now() + RETRY_SOON_MS);
     await this.counts.failed({ jobId: job.id!, bytes: 0, events: eventsOf(job.data).length }, why, Date.now(), true).catch(uncounted);
     throw new UnrecoverableError(why);
   }

@@ -2,7 +2,6 @@ import type { Job, JobsOptions } from 'bullmq';
 import type { OutboxAppend, OutboxEntry } from '../contracts/outbox.js';
 import { WeirError } from '../errors/weir-error.js';
 import { jobIdFor } from './bullmq-keys.js';
-import { decodeBodies } from './bullmq-bodies.js';
 
 /**
  * What a sink's BullMQ job carries: the events of one append, in bus order, up to the
@@ -85,7 +84,7 @@ export function eventsOf(data: JobData | SingleEventData): JobEvent[] {
  */
 export function envelopesOf(data: JobData | SingleEventData, stored: string | null): OutboxAppend[] | null {
   const events = eventsOf(data);
-  const bodies = stored ? decodeBodies(stored) : events.map((e) => e.body);
+  const bodies = stored ? stored.split('\n') : events.map((e) => e.body);
   if (bodies.length !== events.length || bodies.some((b) => b === undefined)) return null;
   return events.map((e, i) => ({ id: e.id, sequence: e.sequence, body: bodies[i]! }));
 }

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import * as assert from 'uvu/assert';
 import type { EntrySettlement, OutboxAppend } from '../../../actors/contracts/outbox.js';
 import { groupsOf, jobOpts, timed } from '../../../actors/outbox/bullmq-jobs.js';
-import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
+import { sinkKeys, type SinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import type { BullmqOutbox } from '../../../actors/outbox/bullmq-outbox.js';
 import { OutboxUnavailable } from '../../../actors/outbox/outbox-errors.js';
 import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js';
@@ -21,6 +21,9 @@ let nodes = 0;
 
 interface GroupSink {
   outbox: BullmqOutbox;
+  keys: SinkKeys;
+  /** A client of its own on the sink's Redis, to change what the outbox holds. */
+  admin: Redis;
   drain: (settle?: () => EntrySettlement) => Promise<string[]>;
   /** The keys of the sink's jobs and of their bodies, after the queue's base. */
   jobKeys: () => Promise<string[]>;
@@ -35,6 +38,8 @@ async function openSink(redis: RedisServer, batchSize: number): Promise<GroupSin
   const admin = new Redis(redis.url);
   return {
     outbox,
+    keys,
+    admin,
     drain: async (settle = () => ({ kind: 'ack' })) => (await bullmqDrain(redis.url, keys, settle)).map((e) => e.id),
     jobKeys: async () => (await admin.keys(`${keys.base}ev-*`)).map((k) => k.slice(keys.base.length)).sort(),
     close: async () => {
@@ -170,12 +175,11 @@ test('a job written with one event in the older shape is delivered and counted',
 test('a job whose bodies are missing is held until the move writes them, then delivered once', async () => {
   const redis = await server;
   const sink = await openSink(redis, 3);
-  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
-  const admin = new Redis(redis.url);
+  const { keys } = sink;
   try {
     await sink.outbox.append(entries(1, 3));
     // As if the write of the bodies failed and the add went through.
-    await admin.del(`${keys.base}ev-ev-1:bodies`);
+    await sink.admin.del(`${keys.base}ev-ev-1:bodies`);
     assert.equal(await sink.drain(), [], 'not delivered without its bodies');
     let s = await sink.outbox.state();
     assert.equal([s.pending, s.total_failed, s.dead_letters], [3, 0, 0], 'held, not failed');
@@ -191,26 +195,21 @@ test('a job whose bodies are missing is held until the move writes them, then de
     s = await sink.outbox.state();
     assert.equal([s.pending, s.total_failed, s.dead_letters], [0, 0, 0]);
   } finally {
-    admin.disconnect();
     await sink.close();
   }
 });
 
 test('a job counted delivered whose worker died before BullMQ completed it is completed, not sent again', async () => {
-  const redis = await server;
-  const sink = await openSink(redis, 3);
-  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
-  const admin = new Redis(redis.url);
+  const sink = await openSink(await server, 3);
   try {
     await sink.outbox.append(entries(1, 3));
     // What the count of its delivery leaves: the mark on the job, its bodies gone.
-    await admin.hset(`${keys.base}ev-ev-1`, 'weir_delivered', '1');
-    await admin.del(`${keys.base}ev-ev-1:bodies`);
+    await sink.admin.hset(`${sink.keys.base}ev-ev-1`, 'weir_delivered', '1');
+    await sink.admin.del(`${sink.keys.base}ev-ev-1:bodies`);
     assert.equal(await sink.drain(), []);
     const queue = sink.outbox['p'].queue;
     assert.equal(await queue.getJobCounts('completed', 'failed', 'delayed'), { completed: 1, failed: 0, delayed: 0 });
   } finally {
-    admin.disconnect();
     await sink.close();
   }
 });
