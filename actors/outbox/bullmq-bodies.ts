@@ -4,23 +4,21 @@ import { bodiesKey, type SinkKeys } from './bullmq-keys.js';
 import { COUNTED_FIELD } from './bullmq-counts.js';
 
 /*
- * The envelopes of a job live beside it (bodiesKey), as one UTF-8 string of the bodies
- * joined by newlines (an envelope's JSON has none). BullMQ's job data keeps only the
- * ids and sequences: data inside BullMQ is JSON within JSON, so each body would be
- * escaped on the add and parsed back on the fetch, about a fifth of the node's CPU
+ * The envelopes of a large job live beside it (bodiesKey), as one UTF-8 string of the
+ * bodies joined by newlines (an envelope's JSON has none), and its BullMQ data keeps
+ * only the ids and sequences: data inside BullMQ is JSON within JSON, so each body would
+ * be escaped on the add and parsed back on the fetch, about a fifth of the node's CPU
  * under a backlog. The bodies are written before the job is added, so a worker that
  * takes a job finds them, and deleted when its delivery is counted (bullmq-counts.ts);
  * a dead letter keeps them until it is replayed and delivered.
  */
 
 /**
- * The bodies of a job's events as stored, and their byte count (without the separators).
- * A string, not a Buffer: ioredis encodes it once as it writes the command, where a
- * Buffer argument is copied again into the command's buffer.
+ * The bodies of a job's events as stored. A string, not a Buffer: ioredis encodes it
+ * once as it writes the command, where a Buffer argument is copied again.
  */
-export function encodeBodies(events: readonly OutboxAppend[]): { stored: string; bytes: number } {
-  const stored = events.map((e) => e.body).join('\n');
-  return { stored, bytes: Buffer.byteLength(stored) - (events.length - 1) };
+export function joinBodies(events: readonly OutboxAppend[]): string {
+  return events.map((e) => e.body).join('\n');
 }
 
 /**

@@ -2,8 +2,8 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
 import type { DeadLetter, OutboxAppend } from '../contracts/outbox.js';
 import { ADDED_FIELD, DEAD_FIELD } from './bullmq-counts.js';
-import { envelopesOf, eventsOf, jobData, jobOpts, toEntries, type JobData, type JobEvent, type OutboxJob } from './bullmq-jobs.js';
-import { encodeBodies, readBodies, writeBodies } from './bullmq-bodies.js';
+import { envelopesOf, eventsOf, holdsBodies, jobData, jobOpts, toEntries, type JobData, type JobEvent, type OutboxJob } from './bullmq-jobs.js';
+import { joinBodies, readBodies, writeBodies } from './bullmq-bodies.js';
 import { replayJobIdFor, type SinkKeys } from './bullmq-keys.js';
 
 type OutboxQueue = Queue<JobData, string, string>;
@@ -44,7 +44,7 @@ export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: RedisCl
         .hincrby(keys.state, 'pending', chosen.length)
         .hincrby(keys.state, 'dead_letters', -chosen.length)
         .exec();
-    if (chosen.length === events.length) await replayWhole(job, events, now, counted);
+    if (chosen.length === events.length) await replayWhole(job, events, now, holdsBodies(job.data), counted);
     else await replayApart(queue, redis, keys, job, envelopes!, chosen as OutboxAppend[], now, counted);
     replayed += chosen.length;
   }
@@ -55,8 +55,8 @@ export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: RedisCl
  * Counted before the retry: a worker may deliver the job as soon as it is back, and its
  * count must find the dead mark gone and the events pending.
  */
-async function replayWhole(job: OutboxJob, events: JobEvent[], now: number, counted: (jobId: string) => Promise<unknown>): Promise<void> {
-  await job.updateData(jobData(events, now));
+async function replayWhole(job: OutboxJob, events: JobEvent[], now: number, inline: boolean, counted: (jobId: string) => Promise<unknown>): Promise<void> {
+  await job.updateData(jobData(events, now, inline));
   await counted(job.id!);
   await job.retry('failed', { resetAttemptsMade: true });
 }
@@ -73,11 +73,11 @@ async function replayApart(
 ): Promise<void> {
   const id = replayJobIdFor(chosen[0]!.id, now.toString(36));
   // Added first: a crash before the rest is written back leaves the chosen ones delivered and dead, never neither.
-  await writeBodies(redis, keys, [{ id, stored: encodeBodies(chosen).stored }]);
+  await writeBodies(redis, keys, [{ id, stored: joinBodies(chosen) }]);
   await queue.add('envelope', jobData(chosen, now), jobOpts(id, job.timestamp));
   const kept = new Set(chosen.map((e) => e.id));
   const rest = events.filter((e) => !kept.has(e.id));
-  await writeBodies(redis, keys, [{ id: job.id!, stored: encodeBodies(rest).stored }]);
+  await writeBodies(redis, keys, [{ id: job.id!, stored: joinBodies(rest) }]);
   await job.updateData(jobData(rest, job.data.replayed_at_unix_ms));
   await counted(id);
 }

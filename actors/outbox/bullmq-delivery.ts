@@ -4,7 +4,7 @@ import { connectRedis, workerConnection, type RedisAddress, type RedisClient } f
 import type { DeliverEntries } from '../contracts/outbox.js';
 import { COUNTED_FIELD, DeliveryCounts } from './bullmq-counts.js';
 import { readBodies } from './bullmq-bodies.js';
-import { bytesOf, eventsOf, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
+import { bytesOf, eventsOf, holdsBodies, RetryAt, toEntries, type JobData, type OutboxJob } from './bullmq-jobs.js';
 import type { SinkKeys } from './bullmq-keys.js';
 
 export interface BullmqDeliveryOptions {
@@ -93,8 +93,8 @@ export class BullmqDelivery {
   }
 
   private async process(job: OutboxJob, deliver: DeliverEntries): Promise<string> {
-    const [stored] = await readBodies(this.redis, this.keys, [job.id!]).catch(unread);
-    const entries = toEntries(job, stored!);
+    const stored = holdsBodies(job.data) ? null : (await readBodies(this.redis, this.keys, [job.id!]).catch(unread))[0]!;
+    const entries = toEntries(job, stored);
     if (!entries) return this.withoutBodies(job);
     const settled = await deliver(entries);
     const counted = { jobId: job.id!, bytes: bytesOf(entries), events: entries.length };

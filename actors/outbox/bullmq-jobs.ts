@@ -6,9 +6,8 @@ import { jobIdFor } from './bullmq-keys.js';
 /**
  * What a sink's BullMQ job carries: the events of one append, in bus order, up to the
  * sink's batch_size. They are delivered in one request and settled together, so under a
- * backlog BullMQ moves one job per request instead of one per event. Their bodies are
- * kept beside the job (bullmq-bodies.ts), but for jobs written by a weir that kept them
- * in the data.
+ * backlog BullMQ moves one job per request instead of one per event. The bodies of a
+ * job over INLINE_MAX_BYTES are kept beside it (bullmq-bodies.ts).
  */
 export interface JobData {
   events: JobEvent[];
@@ -68,8 +67,17 @@ export function isOutOfMemory(err: unknown): boolean {
   return [message, ...(previousErrors ?? []).map((e) => e.message)].some((m) => m?.startsWith('OOM '));
 }
 
-export function jobData(events: readonly JobEvent[], replayedAtUnixMs: number | null = null): JobData {
-  return { events: events.map((e) => ({ id: e.id, sequence: e.sequence })), replayed_at_unix_ms: replayedAtUnixMs };
+/** A job's bodies up to this many bytes stay in its data: beside it they cost Redis more than JSON within JSON costs. */
+export const INLINE_MAX_BYTES = 16 * 1024;
+
+/** A job's data: its events' ids and sequences, and their bodies when `inline`. */
+export function jobData(events: readonly JobEvent[], replayedAtUnixMs: number | null = null, inline = false): JobData {
+  return { events: events.map((e) => (inline ? { id: e.id, sequence: e.sequence, body: e.body } : { id: e.id, sequence: e.sequence })), replayed_at_unix_ms: replayedAtUnixMs };
+}
+
+/** Whether a job's data holds its bodies (a small job's, or one an earlier weir wrote). */
+export function holdsBodies(data: JobData | SingleEventData): boolean {
+  return eventsOf(data)[0]?.body !== undefined;
 }
 
 /** The events of a job's data, whichever shape it was written in. */
@@ -78,10 +86,7 @@ export function eventsOf(data: JobData | SingleEventData): JobEvent[] {
   return [{ id: data.event_id, sequence: data.sequence, body: data.body }];
 }
 
-/**
- * A job's envelopes, their bodies from `stored` (bullmq-bodies.ts) or, for a job an
- * earlier weir wrote, from its data; null when neither holds them.
- */
+/** A job's envelopes, their bodies from `stored` (bullmq-bodies.ts) or from its data; null when neither holds them. */
 export function envelopesOf(data: JobData | SingleEventData, stored: string | null): OutboxAppend[] | null {
   const events = eventsOf(data);
   const bodies = stored ? stored.split('\n') : events.map((e) => e.body);

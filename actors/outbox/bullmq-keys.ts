@@ -10,8 +10,8 @@
  *   weir:{<node>}:sink:<tag>:<type>    BullMQ's keys of the sink's queue (wait, active, delayed, failed, ...; no completed)
  *   weir:{<node>}:sink:<tag>:ev-<id>   one job per append (up to batch_size events), id from the first event_id,
  *                                      kept KEEP_COMPLETED_S after its delivery (bullmq-jobs.ts)
- *   weir:{<node>}:sink:<tag>:ev-<id>:bodies  string: the job's envelopes, one per line, until its delivery is
- *                                      counted (bullmq-bodies.ts)
+ *   weir:{<node>}:sink:<tag>:ev-<id>:bodies  string: a large job's envelopes, one per line, until its delivery
+ *                                      is counted (bullmq-bodies.ts)
  *   weir:{<node>}:sink:<tag>:state     hash: total_delivered, total_failed, replay_gaps, bytes, pending and dead_letters
  *                                      (events, where BullMQ counts jobs), last_error (JSON), store_id
  *                                      (redis-loss-watch.ts), journal_gaps_moved (journaled-outbox.ts)

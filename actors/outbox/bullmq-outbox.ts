@@ -1,12 +1,12 @@
 /**
  * The Redis outbox of one sink, as its node keeps it: a BullMQ queue per sink per node
- * (keys in bullmq-keys.ts), one job per append of up to `batchSize` events (their bodies
- * beside it: bullmq-bodies.ts), so BullMQ moves one job per request under a backlog,
- * and the BullMQ dashboard shows each sink's backlog. Jobs are delivered by BullMQ Workers (bullmq-delivery.ts), in this node or
- * apart from it; this side adds jobs, records gaps, lists and replays dead letters
- * (BullMQ's failed set) and reads the state. Retries keep BullMQ's own attempts and
- * delayed set: jobs carry `backoff: { type: 'retry-at' }`, and the worker's backoff
- * strategy returns the time the delivery asked for.
+ * (keys in bullmq-keys.ts), one job per append of up to `batchSize` events (bodies of a
+ * large one beside it: bullmq-bodies.ts), so BullMQ moves one job per request under a
+ * backlog. BullMQ Workers deliver the jobs (bullmq-delivery.ts), in this node or apart
+ * from it; this side adds jobs, records gaps, lists and replays dead letters (BullMQ's
+ * failed set) and reads the state. Retries keep BullMQ's attempts and delayed set: jobs
+ * carry `backoff: { type: 'retry-at' }`, and the worker's backoff strategy returns the
+ * time the delivery asked for.
  *
  * Counters live in the sink's `state` hash, each written by a script once per job
  * (bullmq-counts.ts): this side counts the events and bytes of the jobs it added, the
@@ -25,13 +25,13 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis/redis-client.js';
 import { refusalOf } from '../redis/redis-refusal.js';
 import type { DeadLetter, Outbox, OutboxAppend, OutboxState, ReplayGap } from '../contracts/outbox.js';
-import { groupsOf, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
+import { bytesOf, groupsOf, INLINE_MAX_BYTES, isOutOfMemory, jobData, jobOpts, timed, type JobData, type TimedGroup } from './bullmq-jobs.js';
 import { listBullmqDeadLetters, replayBullmqDeadLetters } from './bullmq-dead-letters.js';
 import { OUTBOX_GAPS_KEPT } from '../contracts/outbox.js';
 import type { SinkKeys } from './bullmq-keys.js';
 import { countJobs, readBullmqSink, type SinkRead } from './bullmq-sink-state.js';
 import { countAdded } from './bullmq-counts.js';
-import { encodeBodies, writeBodies } from './bullmq-bodies.js';
+import { joinBodies, writeBodies } from './bullmq-bodies.js';
 import type { OutboxBudget } from './outbox-budget.js';
 import { OutboxClosed, OutboxUnavailable } from './outbox-errors.js';
 import { AppendSignal } from './append-signal.js';
@@ -115,18 +115,19 @@ export class BullmqOutbox implements Outbox {
     // Added in bus order: the first has the lowest sequence, the last the highest.
     const done = this.watch.appending(groups[0]!.events[0]!.sequence, groups.at(-1)!.events.at(-1)!.sequence);
     const { redis, keys, budget, queue } = this.p;
-    const bodies = groups.map((g) => encodeBodies(g.events));
-    const bytes = bodies.reduce((n, b) => n + b.bytes, 0);
+    const sizes = groups.map((g) => bytesOf(g.events));
+    const bytes = sizes.reduce((a, b) => a + b, 0);
+    const beside = groups.filter((_, i) => sizes[i]! > INLINE_MAX_BYTES);
     try {
       await budget.reserve(this.sink, bytes);
       try {
         // One round trip: the bodies' script is sent as it is called, before the add, on the
         // queue's own connection, so Redis runs it first (a worker that finds none waits).
         await Promise.all([
-          writeBodies(redis, keys, groups.map((g, i) => ({ id: g.id, stored: bodies[i]!.stored }))),
-          queue.addBulk(groups.map((g) => ({ name: 'envelope', data: jobData(g.events), opts: jobOpts(g.id, g.atUnixMs) }))),
+          beside.length > 0 && writeBodies(redis, keys, beside.map((g) => ({ id: g.id, stored: joinBodies(g.events) }))),
+          queue.addBulk(groups.map((g, i) => ({ name: 'envelope', data: jobData(g.events, null, sizes[i]! <= INLINE_MAX_BYTES), opts: jobOpts(g.id, g.atUnixMs) }))),
         ]);
-        await countAdded(redis, keys, groups.map((g, i) => ({ jobId: g.id, bytes: bodies[i]!.bytes, events: g.events.length, atUnixMs: g.atUnixMs })));
+        await countAdded(redis, keys, groups.map((g, i) => ({ jobId: g.id, bytes: sizes[i]!, events: g.events.length, atUnixMs: g.atUnixMs })));
       } catch (err) {
         budget.release(this.sink, bytes);
         throw this.storeError(err);

@@ -50,16 +50,32 @@ async function openSink(redis: RedisServer, batchSize: number): Promise<GroupSin
 }
 
 const bytesOf = (list: OutboxAppend[]): number => list.reduce((n, e) => n + Buffer.byteLength(e.body), 0);
+/** Events of about 9 KB: two make a job over INLINE_MAX_BYTES, whose bodies are kept beside it. */
+const large = (from: number, to: number): OutboxAppend[] => entries(from, to, (i) => JSON.stringify({ n: i, pad: 'é'.repeat(4500) }));
 
 test('an append is kept in jobs of up to batch_size events, delivered in order, and counted by event', async () => {
   const sink = await openSink(await server, 2);
   try {
     await sink.outbox.append(entries(1, 5));
-    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies', 'ev-ev-3', 'ev-ev-3:bodies', 'ev-ev-5', 'ev-ev-5:bodies']);
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-3', 'ev-ev-5'], 'small jobs keep their bodies in their data');
     assert.equal(counts(await sink.outbox.state()), { pending: 5, total_delivered: 0, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: bytesOf(entries(1, 5)) });
     assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3', 'ev-4', 'ev-5']);
-    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-3', 'ev-ev-5'], 'the bodies go with the count; the completed jobs are kept');
     assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 5, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+  } finally {
+    await sink.close();
+  }
+});
+
+test('a job over 16 KiB keeps its bodies beside it until its delivery is counted, and delivers them as appended', async () => {
+  const sink = await openSink(await server, 2);
+  try {
+    await sink.outbox.append(large(1, 3));
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies', 'ev-ev-3']);
+    assert.is((await sink.outbox.state()).outbox_storage.bytes, bytesOf(large(1, 3)));
+    const delivered = await bullmqDrain((await server).url, sink.keys, () => ({ kind: 'ack' }));
+    assert.equal(delivered.map((e) => [e.id, e.body]), large(1, 3).map((e) => [e.id, e.body]));
+    assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-3'], 'the bodies go with the count; the completed jobs are kept');
+    assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 3, total_failed: 0, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
   } finally {
     await sink.close();
   }
@@ -77,29 +93,33 @@ test('a failed attempt of a job counts each of its events, and a retry holds the
   }
 });
 
-test('a dead job lists each event; replaying some of them sends those alone, with the rest still dead', async () => {
-  const sink = await openSink(await server, 3);
-  try {
-    await sink.outbox.append(entries(1, 3));
-    await sink.drain(() => ({ kind: 'dead', error: 'receiver answered HTTP 400' }));
-    const dead = await sink.outbox.listDeadLetters(10);
-    assert.equal(dead.map((d) => [d.id, d.error]), [['ev-1', 'receiver answered HTTP 400'], ['ev-2', 'receiver answered HTTP 400'], ['ev-3', 'receiver answered HTTP 400']]);
-    assert.equal((await sink.outbox.listDeadLetters(2)).map((d) => d.id), ['ev-1', 'ev-2'], 'the limit counts events');
-    assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 0, total_failed: 3, replay_gaps: 0, dead_letters: 3, write_blocked: false, bytes: bytesOf(entries(1, 3)) });
+for (const [size, events] of [['small', entries], ['large', large]] as const) {
+  test(`a dead ${size} job lists each event; replaying some of them sends those alone, with the rest still dead`, async () => {
+    const sink = await openSink(await server, 3);
+    const [one, two, three] = events(1, 3).map((e) => [e.id, e.body]);
+    try {
+      await sink.outbox.append(events(1, 3));
+      await sink.drain(() => ({ kind: 'dead', error: 'receiver answered HTTP 400' }));
+      const dead = await sink.outbox.listDeadLetters(10);
+      assert.equal(dead.map((d) => [d.id, d.body, d.error]), [one, two, three].map((e) => [...e!, 'receiver answered HTTP 400']));
+      assert.equal((await sink.outbox.listDeadLetters(2)).map((d) => d.id), ['ev-1', 'ev-2'], 'the limit counts events');
+      assert.equal(counts(await sink.outbox.state()), { pending: 0, total_delivered: 0, total_failed: 3, replay_gaps: 0, dead_letters: 3, write_blocked: false, bytes: bytesOf(events(1, 3)) });
 
-    assert.is(await sink.outbox.replayDeadLetters(['ev-2']), 1);
-    let s = await sink.outbox.state();
-    assert.equal([s.pending, s.dead_letters], [1, 2]);
-    assert.equal(await sink.drain(), ['ev-2']);
-    assert.equal((await sink.outbox.listDeadLetters(10)).map((d) => d.id), ['ev-1', 'ev-3']);
-    assert.is(await sink.outbox.replayDeadLetters(), 2);
-    assert.equal(await sink.drain(), ['ev-1', 'ev-3']);
-    s = await sink.outbox.state();
-    assert.equal(counts(s), { pending: 0, total_delivered: 3, total_failed: 3, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
-  } finally {
-    await sink.close();
-  }
-});
+      assert.is(await sink.outbox.replayDeadLetters(['ev-2']), 1);
+      let s = await sink.outbox.state();
+      assert.equal([s.pending, s.dead_letters], [1, 2]);
+      assert.equal(await sink.drain(), ['ev-2']);
+      assert.equal((await sink.outbox.listDeadLetters(10)).map((d) => [d.id, d.body]), [one, three]);
+      assert.is(await sink.outbox.replayDeadLetters(), 2);
+      const delivered = await bullmqDrain((await server).url, sink.keys, () => ({ kind: 'ack' }));
+      assert.equal(delivered.map((e) => [e.id, e.body]), [one, three]);
+      s = await sink.outbox.state();
+      assert.equal(counts(s), { pending: 0, total_delivered: 3, total_failed: 3, replay_gaps: 0, dead_letters: 0, write_blocked: false, bytes: 0 });
+    } finally {
+      await sink.close();
+    }
+  });
+}
 
 test('a replayed event keeps its append time and carries the replay time', async () => {
   const sink = await openSink(await server, 2);
@@ -134,19 +154,19 @@ test('an append Redis ran late, added again under the same job ids, is held, del
       ranLate = sleep(300).then(() => add(jobs));
       throw new Error('Command timed out');
     };
-    const err = await sink.outbox.append(entries(1, 3)).catch((e: unknown) => e);
+    const err = await sink.outbox.append(large(1, 3)).catch((e: unknown) => e);
     assert.instance(err, OutboxUnavailable);
     queue.addBulk = add;
     await ranLate;
     assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies']);
     assert.is((await sink.outbox.state()).pending, 0, 'a job whose add failed is not counted yet');
     // What the outage journal's move does with the entries the failed append kept there.
-    await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
-    await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
+    await sink.outbox.add(timed(groupsOf(large(1, 3), 3), Date.now()));
+    await sink.outbox.add(timed(groupsOf(large(1, 3), 3), Date.now()));
     assert.equal(await sink.jobKeys(), ['ev-ev-1', 'ev-ev-1:bodies'], 'one job');
     assert.is((await sink.outbox.state()).pending, 3, 'counted once');
     assert.equal(await sink.drain(), ['ev-1', 'ev-2', 'ev-3']);
-    await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
+    await sink.outbox.add(timed(groupsOf(large(1, 3), 3), Date.now()));
     assert.equal(await sink.drain(), [], 'a delivered job added again is held (its id is kept) and not delivered again');
     assert.equal(await sink.jobKeys(), ['ev-ev-1'], 'and no bodies are written for it');
     const s = await sink.outbox.state();
@@ -177,13 +197,13 @@ test('a job whose bodies are missing is held until the move writes them, then de
   const sink = await openSink(redis, 3);
   const { keys } = sink;
   try {
-    await sink.outbox.append(entries(1, 3));
+    await sink.outbox.append(large(1, 3));
     // As if the write of the bodies failed and the add went through.
     await sink.admin.del(`${keys.base}ev-ev-1:bodies`);
     assert.equal(await sink.drain(), [], 'not delivered without its bodies');
     let s = await sink.outbox.state();
     assert.equal([s.pending, s.total_failed, s.dead_letters], [3, 0, 0], 'held, not failed');
-    await sink.outbox.add(timed(groupsOf(entries(1, 3), 3), Date.now()));
+    await sink.outbox.add(timed(groupsOf(large(1, 3), 3), Date.now()));
     const seen: string[] = [];
     const delivery = new BullmqDelivery({ url: redis.url, keys, concurrency: 1, deliver: async (list) => (seen.push(...list.map((e) => e.id)), { kind: 'ack' }) });
     try {
@@ -202,7 +222,7 @@ test('a job whose bodies are missing is held until the move writes them, then de
 test('a job counted delivered whose worker died before BullMQ completed it is completed, not sent again', async () => {
   const sink = await openSink(await server, 3);
   try {
-    await sink.outbox.append(entries(1, 3));
+    await sink.outbox.append(large(1, 3));
     // What the count of its delivery leaves: the mark on the job, its bodies gone.
     await sink.admin.hset(`${sink.keys.base}ev-ev-1`, 'weir_delivered', '1');
     await sink.admin.del(`${sink.keys.base}ev-ev-1:bodies`);
