@@ -4,19 +4,13 @@ import { bodiesKey, type SinkKeys } from './bullmq-keys.js';
 import { COUNTED_FIELD } from './bullmq-counts.js';
 
 /*
- * The envelopes of a large job live beside it (bodiesKey), as one UTF-8 string of the
- * bodies joined by newlines (an envelope's JSON has none), and its BullMQ data keeps
- * only the ids and sequences: data inside BullMQ is JSON within JSON, so each body would
- * be escaped on the add and parsed back on the fetch, about a fifth of the node's CPU
- * under a backlog. The bodies are written before the job is added, so a worker that
- * takes a job finds them, and deleted when its delivery is counted (bullmq-counts.ts);
- * a dead letter keeps them until it is replayed and delivered.
+ * A large job's envelopes live beside it (bodiesKey) and its data keeps ids and
+ * sequences: inside BullMQ's data each body is JSON within JSON, escaped on the add and
+ * parsed on the fetch, a fifth of the node's CPU under a backlog. Written before the add,
+ * so a worker finds them; deleted when the delivery is counted (bullmq-counts.ts).
  */
 
-/**
- * The bodies of a job's events as stored. A string, not a Buffer: ioredis encodes it
- * once as it writes the command, where a Buffer argument is copied again.
- */
+/** A job's bodies joined by newlines (JSON has none): a string, which ioredis encodes once, where a Buffer is copied again. */
 export function joinBodies(events: readonly OutboxAppend[]): string {
   return events.map((e) => e.body).join('\n');
 }

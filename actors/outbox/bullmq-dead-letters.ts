@@ -6,14 +6,25 @@ import { envelopesOf, eventsOf, holdsBodies, jobData, jobOpts, toEntries, type J
 import { joinBodies, readBodies, writeBodies } from './bullmq-bodies.js';
 import { replayJobIdFor, type SinkKeys } from './bullmq-keys.js';
 
-type OutboxQueue = Queue<JobData, string, string>;
+/** Where a sink's dead letters are: its queue, its Redis and its keys. */
+export interface DeadLetterQueue {
+  queue: Queue<JobData, string, string>;
+  redis: RedisClient;
+  keys: SinkKeys;
+}
+
+/** The jobs of BullMQ's failed set from its start to `end`, each with its stored bodies. */
+async function deadJobs({ queue, redis, keys }: DeadLetterQueue, end: number): Promise<[OutboxJob, string | null][]> {
+  const jobs = (await queue.getJobs(['failed'], 0, end, true)) as OutboxJob[];
+  const stored = await readBodies(redis, keys, jobs.map((j) => j.id!));
+  return jobs.map((job, i) => [job, stored[i]!]);
+}
 
 /** A Redis outbox's dead letters: the events of BullMQ's failed set (UnrecoverableError, removeOnFail off), oldest first. */
-export async function listBullmqDeadLetters(queue: OutboxQueue, redis: RedisClient, keys: SinkKeys, limit: number): Promise<DeadLetter[]> {
+export async function listBullmqDeadLetters(q: DeadLetterQueue, limit: number): Promise<DeadLetter[]> {
   // Every job holds at least one event: `limit` jobs hold enough.
-  const jobs = (await queue.getJobs(['failed'], 0, limit - 1, true)) as OutboxJob[];
-  const stored = await readBodies(redis, keys, jobs.map((j) => j.id!));
-  return jobs.flatMap((job, i) => (toEntries(job, stored[i]!) ?? []).map((e) => ({ ...e, error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }))).slice(0, limit);
+  const jobs = await deadJobs(q, limit - 1);
+  return jobs.flatMap(([job, stored]) => (toEntries(job, stored) ?? []).map((e) => ({ ...e, error: job.failedReason, dead_at_unix_ms: job.finishedOn ?? 0 }))).slice(0, limit);
 }
 
 /**
@@ -22,19 +33,18 @@ export async function listBullmqDeadLetters(queue: OutboxQueue, redis: RedisClie
  * A job whose events are all chosen is retried; the chosen events of a job that keeps
  * others go out as a job of their own, and the job keeps the rest.
  */
-export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: RedisClient, keys: SinkKeys, ids?: readonly string[]): Promise<number> {
-  const failed = (await queue.getJobs(['failed'], 0, -1, true)) as OutboxJob[];
-  const stored = await readBodies(redis, keys, failed.map((j) => j.id!));
+export async function replayBullmqDeadLetters(q: DeadLetterQueue, ids?: readonly string[]): Promise<number> {
+  const { redis, keys } = q;
   const wanted = ids ? new Set(ids) : null;
   const now = Date.now();
   let replayed = 0;
-  for (const [i, job] of failed.entries()) {
-    const envelopes = envelopesOf(job.data, stored[i]!);
+  for (const [job, stored] of await deadJobs(q, -1)) {
+    const envelopes = envelopesOf(job.data, stored);
     const events: JobEvent[] = envelopes ?? eventsOf(job.data);
-    let chosen = wanted ? events.filter((e) => wanted.has(e.id)) : events;
-    if (chosen.length === 0) continue;
+    const picked = wanted ? events.filter((e) => wanted.has(e.id)) : events;
+    if (picked.length === 0) continue;
     // A job without its bodies cannot be split: it goes back whole, and its worker waits for them again.
-    if (!envelopes) chosen = events;
+    const chosen = envelopes ? picked : events;
     const counted = (jobId: string): Promise<unknown> =>
       redis
         .multi()
@@ -45,7 +55,7 @@ export async function replayBullmqDeadLetters(queue: OutboxQueue, redis: RedisCl
         .hincrby(keys.state, 'dead_letters', -chosen.length)
         .exec();
     if (chosen.length === events.length) await replayWhole(job, events, now, holdsBodies(job.data), counted);
-    else await replayApart(queue, redis, keys, job, envelopes!, chosen as OutboxAppend[], now, counted);
+    else await replayApart(q, job, envelopes!, chosen as OutboxAppend[], now, counted);
     replayed += chosen.length;
   }
   return replayed;
@@ -61,16 +71,8 @@ async function replayWhole(job: OutboxJob, events: JobEvent[], now: number, inli
   await job.retry('failed', { resetAttemptsMade: true });
 }
 
-async function replayApart(
-  queue: OutboxQueue,
-  redis: RedisClient,
-  keys: SinkKeys,
-  job: OutboxJob,
-  events: OutboxAppend[],
-  chosen: OutboxAppend[],
-  now: number,
-  counted: (jobId: string) => Promise<unknown>,
-): Promise<void> {
+/** The chosen events go out as a job of their own, their bodies beside it; the job keeps the rest, theirs beside it too. */
+async function replayApart({ queue, redis, keys }: DeadLetterQueue, job: OutboxJob, events: OutboxAppend[], chosen: OutboxAppend[], now: number, counted: (jobId: string) => Promise<unknown>): Promise<void> {
   const id = replayJobIdFor(chosen[0]!.id, now.toString(36));
   // Added first: a crash before the rest is written back leaves the chosen ones delivered and dead, never neither.
   await writeBodies(redis, keys, [{ id, stored: joinBodies(chosen) }]);

@@ -93,6 +93,8 @@ export class BullmqDelivery {
   }
 
   private async process(job: OutboxJob, deliver: DeliverEntries): Promise<string> {
+    // A job taken again after its worker died may have been delivered and counted: then it is complete.
+    if (job.stalledCounter > 0 && (await this.counted(job))) return 'delivered';
     const stored = holdsBodies(job.data) ? null : (await readBodies(this.redis, this.keys, [job.id!]).catch(unread))[0]!;
     const entries = toEntries(job, stored);
     if (!entries) return this.withoutBodies(job);
@@ -106,15 +108,19 @@ export class BullmqDelivery {
     throw settled.kind === 'retry' ? new RetryAt(settled.error, settled.notBeforeUnixMs) : new UnrecoverableError(settled.error);
   }
 
+  /** Whether a job's delivery was counted (bullmq-counts.ts). */
+  private async counted(job: OutboxJob): Promise<boolean> {
+    return (await this.redis.hexists(this.keys.base + job.id!, COUNTED_FIELD).catch(unread)) === 1;
+  }
+
   /**
-   * A job whose bodies are gone was counted delivered by a worker that died before
-   * BullMQ completed it: it is complete. One whose bodies are not there yet (the add
-   * that wrote them failed, and the move of the outage journal writes them again) is
-   * tried again, until BODIES_WAIT_MS after its append; then it is a dead letter, which
-   * a replay delivers once its bodies are written.
+   * A job whose bodies are gone was counted delivered: it is complete. One whose bodies
+   * are not there yet (the add that wrote them failed, and the move of the outage
+   * journal writes them again) is tried again, until BODIES_WAIT_MS after its append;
+   * then it is a dead letter, which a replay delivers once its bodies are written.
    */
   private async withoutBodies(job: OutboxJob): Promise<string> {
-    if (await this.redis.hexists(this.keys.base + job.id!, COUNTED_FIELD).catch(unread)) return 'delivered';
+    if (await this.counted(job)) return 'delivered';
     const why = `the envelopes of job ${job.id!} are not in Redis`;
     if (Date.now() - job.timestamp < BODIES_WAIT_MS) throw new RetryAt(why, Date.now() + RETRY_SOON_MS);
     await this.counts.failed({ jobId: job.id!, bytes: 0, events: eventsOf(job.data).length }, why, Date.now(), true).catch(uncounted);

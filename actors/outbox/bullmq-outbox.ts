@@ -63,18 +63,12 @@ for _, id in ipairs(ARGV) do
 end
 return settled`;
 
-/** An empty queue's byte and event counts are 0 and its append times are stale. */
-function resetEmpty(redis: RedisClient, keys: SinkKeys): Promise<unknown> {
-  return redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
-}
-
 export class BullmqOutbox implements Outbox {
   readonly sink: string;
   readonly batchSize: number;
   private readonly appended = new AppendSignal();
   private closed = false;
   private appending = 0;
-
   private watch!: RedisLossWatch;
 
   private constructor(private readonly p: BullmqOutboxParts) {
@@ -86,7 +80,8 @@ export class BullmqOutbox implements Outbox {
   static async open(parts: BullmqOutboxParts): Promise<BullmqOutbox> {
     const { queue, redis, keys, budget, sink } = parts;
     const counts = await countJobs(queue);
-    if (counts.pending === 0 && counts.dead_letters === 0) await resetEmpty(redis, keys);
+    // An empty queue's byte and event counts are 0 and its append times are stale.
+    if (counts.pending === 0 && counts.dead_letters === 0) await redis.multi().hset(keys.state, 'bytes', 0, 'pending', 0, 'dead_letters', 0).del(keys.enqueued).exec();
     budget.load(sink, Number((await redis.hget(keys.state, 'bytes')) ?? 0));
     const outbox = new BullmqOutbox(parts);
     // After a loss the byte count is what Redis holds now, and the loss is a gap.
@@ -146,12 +141,12 @@ export class BullmqOutbox implements Outbox {
 
   async listDeadLetters(limit: number): Promise<DeadLetter[]> {
     this.assertOpen();
-    return listBullmqDeadLetters(this.p.queue, this.p.redis, this.p.keys, limit);
+    return listBullmqDeadLetters(this.p, limit);
   }
 
   async replayDeadLetters(ids?: readonly string[]): Promise<number> {
     this.assertOpen();
-    return replayBullmqDeadLetters(this.p.queue, this.p.redis, this.p.keys, ids);
+    return replayBullmqDeadLetters(this.p, ids);
   }
 
   async recordGap(gap: ReplayGap, continuesLast: boolean): Promise<void> {
