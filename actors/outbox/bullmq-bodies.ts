@@ -33,6 +33,5 @@ export async function writeBodies(redis: RedisClient, keys: SinkKeys, jobs: read
 
 /** The stored bodies of each job, null for one that has none. */
 export async function readBodies(redis: RedisClient, keys: SinkKeys, jobIds: readonly string[]): Promise<(string | null)[]> {
-  if (jobIds.length === 0) return [];
-  return redis.mget(jobIds.map((id) => bodiesKey(keys, id)));
+  return jobIds.length === 0 ? [] : redis.mget(jobIds.map((id) => bodiesKey(keys, id)));
 }

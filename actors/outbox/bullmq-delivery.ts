@@ -13,7 +13,7 @@ export interface BullmqDeliveryOptions {
   /** The sink's queue (bullmq-keys.ts): any node's, so a process apart from the node can deliver it. */
   keys: SinkKeys;
   deliver: DeliverEntries;
-  /** Jobs the worker holds at once: the batch size times the requests in flight. */
+  /** Events the worker holds at once (batch size × requests in flight); it takes jobs by the size of those it took last. */
   concurrency: number;
   /** Told of the worker's and the counters' connection errors; BullMQ reconnects by itself. */
   onError?: (err: Error) => void;
@@ -31,25 +31,14 @@ export interface BullmqDeliveryOptions {
   stalledCheckMs?: number;
 }
 
-/**
- * Delivers a sink's Redis outbox with a BullMQ Worker, the events of a job together:
- * BullMQ moves each job to active under the worker's lock, renews the lock, gives a
- * dead worker's jobs back (stalled-job recovery), and holds a retried job in its
- * delayed set until the time the delivery asked for (the `retry-at` backoff). A dead
- * letter is a job failed with UnrecoverableError, kept in BullMQ's failed set. What weir adds is the counters
- * (DeliveryCounts). Any number of these may run on one queue, in the node or in
- * `weir deliver` processes.
- */
 /** How long an idle worker's blocking wait for a job lasts (BullMQ drainDelay). */
 const IDLE_WAIT_S = 60;
-
-/** How soon a job whose count or read Redis refused is attempted again. */
-const RETRY_SOON_MS = 1000;
 
 /** How long after its append a job whose bodies are missing waits for them (withoutBodies). */
 const BODIES_WAIT_MS = 60_000;
 
-/** A count or a read Redis refused fails the attempt: the job is delivered again and counted then (receivers dedupe). */
+/** A count or a read Redis refused fails the attempt, tried again RETRY_SOON_MS later (receivers dedupe). */
+const RETRY_SOON_MS = 1000;
 const retrySoon =
   (what: string) =>
   (err: unknown): never => {
@@ -58,12 +47,23 @@ const retrySoon =
 const uncounted = retrySoon('the delivery could not be counted');
 const unread = retrySoon('the job could not be read');
 
+/**
+ * Delivers a sink's Redis outbox with a BullMQ Worker, the events of a job together:
+ * BullMQ moves each job to active under the worker's lock, renews the lock, gives a
+ * dead worker's jobs back (stalled-job recovery), and holds a retried job in its
+ * delayed set until the time the delivery asked for (the `retry-at` backoff). A dead
+ * letter is a job failed with UnrecoverableError, kept in BullMQ's failed set. Weir adds
+ * the counters (DeliveryCounts). Any number of these may run on one queue, in the node
+ * or in `weir deliver` processes.
+ */
 export class BullmqDelivery {
   private readonly worker: Worker<JobData, string, string>;
   private readonly redis: RedisClient;
   private readonly connection: ReturnType<typeof workerConnection>;
   private readonly counts: DeliveryCounts;
   private readonly keys: SinkKeys;
+  private readonly events: number;
+  private perJob = 1;
 
   constructor(opts: BullmqDeliveryOptions) {
     const onError = opts.onError ?? (() => undefined);
@@ -73,6 +73,7 @@ export class BullmqDelivery {
     this.connection = workerConnection(opts.url);
     if (this.connection instanceof Cluster) this.connection.on('error', onError);
     this.keys = opts.keys;
+    this.events = opts.concurrency;
     this.counts = new DeliveryCounts(this.redis, opts.keys);
     this.worker = new Worker<JobData, string, string>(opts.keys.queue, (job) => this.process(job, opts.deliver), {
       connection: this.connection,
@@ -98,6 +99,9 @@ export class BullmqDelivery {
     const stored = holdsBodies(job.data) ? null : (await readBodies(this.redis, this.keys, [job.id!]).catch(unread))[0]!;
     const entries = toEntries(job, stored);
     if (!entries) return this.withoutBodies(job);
+    // Room for the next request's jobs; 400 jobs of 100 envelopes for 4 requests held 40,000 in memory.
+    this.perJob += (entries.length - this.perJob) / 2;
+    this.worker.concurrency = Math.min(this.events, Math.max(1, Math.round((2 * this.events) / this.perJob)));
     const settled = await deliver(entries);
     const counted = { jobId: job.id!, bytes: bytesOf(entries), events: entries.length };
     if (settled.kind === 'ack') {
