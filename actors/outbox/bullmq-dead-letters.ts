@@ -43,7 +43,7 @@ export async function replayBullmqDeadLetters(q: DeadLetterQueue, ids?: readonly
     const events: JobEvent[] = envelopes ?? eventsOf(job.data);
     const picked = wanted ? events.filter((e) => wanted.has(e.id)) : events;
     if (picked.length === 0) continue;
-    // A job without its bodies cannot be split: it goes back whole, and its worker waits for them again.
+    // A job without its bodies cannot be split: it goes back whole (dead again if they are still missing).
     const chosen = envelopes ? picked : events;
     const counted = (jobId: string): Promise<unknown> =>
       redis
