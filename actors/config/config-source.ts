@@ -18,6 +18,13 @@ function checked(result: ConfigResult, check: ConfigCheck): ConfigResult {
   return problems.length > 0 ? { ok: false, problems } : result;
 }
 
+/** Where a config comes from: the file, or the built-in default's state dir, and an overlay document. */
+export interface ConfigOrigin {
+  file: string | null;
+  defaultStateDir: string;
+  document?: Record<string, unknown>;
+}
+
 /**
  * Where the node's config comes from: the file given to `run -c` (or the built-in
  * default) plus the overlay of sections changed by config.apply, kept in
@@ -45,7 +52,7 @@ export class ConfigSource {
   ) {}
 
   /** What another process needs to read the same config: a worker of node.workers. */
-  get origin(): { file: string | null; defaultStateDir: string; document?: Record<string, unknown> } {
+  get origin(): ConfigOrigin {
     return { file: this.file, defaultStateDir: this.defaultStateDir, ...(this.document && { document: this.document }) };
   }
 

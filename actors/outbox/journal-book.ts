@@ -140,7 +140,7 @@ export class JournalBook {
 }
 
 /** The record of `item` as a whole, with `body`: what moves it forward to a newer segment. */
-export function entryRecord(item: Item, body: string): EntryRecord {
+export function entryRecord(item: Omit<Item, 'bytes' | 'at'>, body: string): EntryRecord {
   const r: EntryRecord = { k: 'e', p: item.pos, i: item.id, s: item.sequence, t: item.enqueued_at_unix_ms, r: item.replayed_at_unix_ms, b: body };
   if (item.attempts > 0) r.n = item.attempts;
   if (item.notBefore > 0) r.w = item.notBefore;

@@ -84,7 +84,7 @@ export function firstUrl(given: RedisAddress): string {
 }
 
 /** The address as errors name it, without credentials: the URL, or a cluster's seeds. */
-export function redisPlace(given: RedisAddress): string {
+function redisPlace(given: RedisAddress): string {
   const address = placed(given);
   return 'url' in address ? redisLocation(address.url) : address.cluster.map(redisLocation).join(', ');
 }

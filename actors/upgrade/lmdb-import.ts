@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/atomic-json.js';
 import { outboxDir, sinkDir } from '../outbox/journal-outbox-store.js';
-import { commitRecord, encodeBatch, type EntryRecord, type JournalRecord } from '../outbox/journal-records.js';
+import { entryRecord } from '../outbox/journal-book.js';
+import { commitRecord, encodeBatch, type JournalRecord } from '../outbox/journal-records.js';
 import type { RetryMark, StoredDead } from './lmdb-outbox.js';
 
 /**
@@ -29,11 +30,10 @@ export async function importLmdbOutbox(stateDir: string): Promise<void> {
       const out: JournalRecord[] = [];
       for (const kind of ['p', 'd'] as const) {
         for (const [pos, stored] of recordsOf<StoredDead>(db, kind)) {
-          const r: EntryRecord = { k: 'e', p: pos, i: stored.id, s: stored.sequence, t: stored.enqueued_at_unix_ms, r: stored.replayed_at_unix_ms, b: stored.body };
-          const mark = retries.get(pos);
-          if (kind === 'd') Object.assign(r, { n: stored.attempts, x: stored.error, y: stored.dead_at_unix_ms });
-          else if (mark) Object.assign(r, { n: mark.attempts, w: mark.not_before_unix_ms });
-          out.push(r);
+          const { id, sequence, enqueued_at_unix_ms, replayed_at_unix_ms } = stored;
+          const mark = kind === 'd' ? { attempts: stored.attempts, not_before_unix_ms: 0 } : retries.get(pos);
+          const dead = kind === 'd' ? { error: stored.error, at_unix_ms: stored.dead_at_unix_ms } : null;
+          out.push(entryRecord({ pos, id, sequence, enqueued_at_unix_ms, replayed_at_unix_ms, attempts: mark?.attempts ?? 0, notBefore: mark?.not_before_unix_ms ?? 0, dead }, stored.body));
         }
       }
       out.push(commitRecord(readCounters(db), readGaps(db)));

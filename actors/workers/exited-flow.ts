@@ -1,4 +1,4 @@
-import type { FlowRecord } from '../../streams/contract.js';
+import { flowTransition } from '../flows/flow-logic.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 
 /**
@@ -8,14 +8,6 @@ import type { FlowChange } from '../../streams/flow-change.js';
  * sample or lifecycle event): what the worker relayed after that is not known.
  */
 export function exitedFlow(last: FlowChange, at: number, message: string): FlowChange {
-  const { record } = last;
-  const ended = Math.max(at, record.timing.started_at_unix_ms);
-  const completed: FlowRecord = {
-    ...record,
-    revision: record.revision + 1,
-    state: 'completed',
-    timing: { ...record.timing, ended_at_unix_ms: ended, duration_ms: ended - record.timing.started_at_unix_ms },
-    result: { outcome: 'failed', close_reason: 'upstream_error', failure: { stage: 'worker', code: 'WORKER_EXITED', message } },
-  };
-  return { kind: 'completed', record: completed, auth: last.auth };
+  const result = { outcome: 'failed', close_reason: 'upstream_error', failure: { stage: 'worker', code: 'WORKER_EXITED', message } } as const;
+  return { kind: 'completed', record: flowTransition(last.record, { type: 'completed', at, traffic: last.record.traffic, result }), auth: last.auth };
 }

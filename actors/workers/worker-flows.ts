@@ -11,7 +11,6 @@ interface HeldFlow {
   last: FlowChange;
   owner: number;
   opening: number;
-  readonly record: FlowRecord;
 }
 
 /**
@@ -43,7 +42,7 @@ export class WorkerFlows implements ActiveFlows {
       const flow = this.held.get(id);
       if (flow) flow.last = change;
       else {
-        this.held.set(id, heldFlow(change, owner, ++this.openings));
+        this.held.set(id, { last: change, owner, opening: ++this.openings });
         this.started.set(owner, (this.started.get(owner) ?? 0) + 1);
       }
     }
@@ -82,7 +81,7 @@ export class WorkerFlows implements ActiveFlows {
   }
 
   get(flowId: string): { readonly record: FlowRecord } | undefined {
-    return this.held.get(flowId);
+    return this.held.get(flowId)?.last;
   }
 
   /** The workers read their own counters. */
@@ -105,15 +104,4 @@ export class WorkerFlows implements ActiveFlows {
     for (const resolve of this.drained) resolve();
     this.drained.clear();
   }
-}
-
-function heldFlow(last: FlowChange, owner: number, opening: number): HeldFlow {
-  return {
-    last,
-    owner,
-    opening,
-    get record() {
-      return this.last.record;
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { ConfigSource } from '../config/config-source.js';
-import { createLogger, type LogFormat } from '../engine/logger.js';
+import { createLogger } from '../engine/logger.js';
 import type { HubMessage, WorkerInit, WorkerMessage } from './worker-messages.js';
 import { WorkerProcess } from './worker-process.js';
 
@@ -26,7 +26,7 @@ function main(): void {
   const loaded = source.load();
   if (!loaded.ok) return failed(new Error(loaded.problems.map((p) => `${p.path}: ${p.message}`).join('; ')));
   const config = loaded.config;
-  const { log } = createLogger({ level: config.log.level, file: config.log.file, format: init.logFormat as LogFormat });
+  const { log } = createLogger({ level: config.log.level, file: config.log.file, format: init.logFormat });
   const worker = new WorkerProcess(init, source, config, log.child({ worker: init.id }), send);
   // The first message is the routing state; the worker listens once it has it.
   let starting: Promise<void> | null = null;

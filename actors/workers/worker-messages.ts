@@ -1,6 +1,8 @@
 import type { BusEvent, RouteMode, UdpUpstreamStats } from '../../streams/contract.js';
 import type { FlowChange } from '../../streams/flow-change.js';
 import type { CloseRequest } from '../flows/flow-actor.js';
+import type { ConfigOrigin } from '../config/config-source.js';
+import type { LogFormat } from '../engine/logger.js';
 
 /**
  * The messages between the hub (the node's process) and its workers over the IPC
@@ -8,17 +10,17 @@ import type { CloseRequest } from '../flows/flow-actor.js';
  */
 
 /** What a worker is started with, in its environment (WEIR_WORKER, JSON). */
-export interface WorkerInit {
+/** Where a worker reads the node's config, as the hub's ConfigSource does, and how it logs. */
+export interface WorkerSource extends ConfigOrigin {
+  logFormat: LogFormat;
+}
+
+export interface WorkerInit extends WorkerSource {
   /** Unique for the hub's run: a restarted worker gets a new one. */
   id: number;
   /** The flow ids' prefix: the hub's epoch and this id. */
   idPrefix: string;
   tickMs: number;
-  /** The config as the hub reads it (ConfigSource): the file, or the built-in default's state dir. */
-  file: string | null;
-  defaultStateDir: string;
-  document?: Record<string, unknown>;
-  logFormat: string;
 }
 
 /** The routing state a worker takes from the hub: the mode and every group's choice. */

@@ -8,15 +8,7 @@ import { routingStateOf } from './routing-state.js';
 import { UdpTotals } from './udp-totals.js';
 import { WorkerFlows } from './worker-flows.js';
 import { WorkerInbound } from './worker-inbound.js';
-import type { HubMessage, WorkerInit, WorkerMessage } from './worker-messages.js';
-
-/** Where a worker reads the node's config, as the hub's ConfigSource does, and how it logs. */
-export interface WorkerSource {
-  file: string | null;
-  defaultStateDir: string;
-  document?: Record<string, unknown>;
-  logFormat: string;
-}
+import type { HubMessage, WorkerInit, WorkerMessage, WorkerSource } from './worker-messages.js';
 
 export interface WorkerPoolOptions extends PlaneParts {
   count: number;
@@ -103,7 +95,12 @@ export class WorkerPool implements DataPlane {
   }
 
   routingChanged(reload: boolean): void {
-    this.broadcast({ t: 'routing', routing: routingStateOf(this.opts.routing.router, this.opts.routing.outbounds, reload) });
+    this.broadcast(this.routingMessage(reload));
+  }
+
+  /** The routing state the workers follow (routing-state.ts); `reload`: they read the config's hot sections again. */
+  private routingMessage(reload: boolean): HubMessage {
+    return { t: 'routing', routing: routingStateOf(this.opts.routing.router, this.opts.routing.outbounds, reload) };
   }
 
   workers(): WorkerView[] {
@@ -142,7 +139,7 @@ export class WorkerPool implements DataPlane {
     switch (message.t) {
       case 'ready':
         entry.ready = true;
-        this.sendTo(entry.id, { t: 'routing', routing: routingStateOf(this.opts.routing.router, this.opts.routing.outbounds, false) });
+        this.sendTo(entry.id, this.routingMessage(false));
         return;
       case 'listening':
         for (const { tag, host, port } of message.inbounds) this.inbounds.find((i) => i.tag === tag)?.listening({ host, port });

@@ -40,9 +40,7 @@ export async function deliverCommand(args: readonly string[], flags: DeliverFlag
   const { log } = createLogger({ level: config.log.level, file: config.log.file, format: flags.logFormat });
   const { ExternalDelivery } = await import('../../actors/webhook/external-delivery.js');
   // Asked first on a connection that fails rather than waits: a cluster whose ready check fails would hold the workers' client for ever.
-  await withRedis(address, (redis) => redis.ping()).catch(async (err: unknown) => {
-    throw await explainRedisError(err, firstUrl(address));
-  });
+  await withRedis(address, (redis) => redis.ping());
   const delivery = new ExternalDelivery({ redis: address, sinks, nodeId: flags.node ?? null, log });
   const health = flags.health ? await serveHealth(flags.health, () => delivery.queues) : null;
   try {

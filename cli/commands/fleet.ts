@@ -2,7 +2,6 @@ import { firstUrl, redisAddressOf, type RedisAddress } from '../../actors/redis/
 import { withRedis } from '../../actors/redis/with-redis.js';
 import type { FleetMember } from '../../actors/fleet/read-fleet.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { explainRedisError } from '../../actors/errors/redis-unreachable.js';
 import { age, keyValues, printJson, table } from '../format.js';
 import { fileConfigSource } from './run.js';
 
@@ -20,9 +19,7 @@ export async function fleetCommand(args: readonly string[], flags: FleetFlags): 
   if (args.length > 1) throw new UsageError('usage: weir fleet [node_id] [--redis URL | -c FILE] [--json]');
   const address = redisOf(flags);
   const { readFleet } = await import('../../actors/fleet/read-fleet.js');
-  const members: FleetMember[] = await withRedis(address, readFleet).catch(async (err: unknown) => {
-    throw await explainRedisError(err, firstUrl(address));
-  });
+  const members: FleetMember[] = await withRedis(address, readFleet);
   const [nodeId] = args;
   if (nodeId !== undefined) {
     const member = members.find((m) => m.node_id === nodeId);

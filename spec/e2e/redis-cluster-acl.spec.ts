@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,16 +15,14 @@ import { deliveredAll } from '../support/webhook-expect.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, type HookNode } from '../support/webhook-node.js';
 import { runWeir, WEIR_BIN } from '../support/weir-bin.js';
+import { codeLines } from '../support/log-lines.js';
 
 const PASSWORD = 'cluster-acl-pass-9f04c2d7';
 
-/** Gives every node of `cluster` the user of `line` (an aclfile line) with its rules as they are there, as an operator would. */
+/** Gives every node of `cluster` the user of `line` (an aclfile line) with its rules as they are there. */
 async function setUserEverywhere(cluster: RedisCluster, line: string): Promise<void> {
   const [, user, ...rules] = line.split(' ');
-  for (const server of cluster.servers) {
-    const res = await runCommand('redis-cli', ['-p', String(server.port), 'ACL', 'SETUSER', user!, 'reset', ...rules], { timeoutMs: 10_000 });
-    assert.is(res.stdout.trim(), 'OK', res.stderr);
-  }
+  await cluster.setUser(user!, rules);
 }
 
 interface ClusterNode {
@@ -71,8 +70,21 @@ test('a node delivering its own queue and weir fleet run on a Redis Cluster as t
       }, 30_000, 'the node in weir fleet');
       const denied = await runCommand('redis-cli', ['-c', '-p', String(cluster.servers[0]!.port), '--user', user, '--pass', PASSWORD, '--no-auth-warning', 'GET', 'other:x'], { timeoutMs: 10_000 });
       assert.match(denied.stdout + denied.stderr, /NOPERM/);
+      // Signed in as the ACL user, not as `default` (which a cluster without an aclfile lets in).
+      const clients = (await Promise.all(cluster.servers.map((s) => clientList(s.port)))).flat().filter((c) => !/ flags=[SM] /.test(c) && !c.includes('cmd=client|list'));
+      assert.ok(clients.length > 0 && clients.every((c) => c.includes(` user=${user} `)), clients.join('\n'));
     },
   ));
+
+/** The clients a server has now, a CLIENT LIST line each. */
+async function clientList(port: number): Promise<string[]> {
+  const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+  try {
+    return String(await client.call('CLIENT', 'LIST')).split('\n').filter((l) => l !== '');
+  } finally {
+    client.disconnect();
+  }
+}
 
 // ioredis's cluster client asks CLUSTER INFO before it is ready; refused, it starts over for ever, and weir used to wait with it.
 test('a node whose cluster ACL user may not run CLUSTER INFO proxies at once, journals and says why, the CLI exits 3 with it, and the journal moves once every node allows it', () =>
@@ -83,7 +95,7 @@ test('a node whose cluster ACL user may not run CLUSTER INFO proxies at once, jo
       const refused = `Redis at ${cluster.seeds.join(', ')} refused weir: the ACL user may not run a command a cluster client needs: NOPERM this user has no permissions to run the 'cluster|info' command`;
       const sink = await hn.sinkWhen((s) => s.pending === ports.length, 'the flows journaled');
       assert.ok(sink.last_error?.message.includes(refused), JSON.stringify(sink.last_error));
-      const warned = hn.node.stdout().split('\n').filter((l) => l.includes('"code":"redis_unreachable"'));
+      const warned = codeLines(hn.node.stdout(), 'redis_unreachable').map((l) => JSON.stringify(l));
       assert.is(warned.length, 1, hn.node.stdout());
       assert.ok(warned[0]!.includes(refused), warned[0]);
       const status = await runWeir(['status', '--json', '-c', hn.configPath]);

@@ -1,18 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ofType, readJsonl, warningsOf } from '../support/jsonl.js';
-import { logLines } from '../support/log-lines.js';
+import { codeLines } from '../support/log-lines.js';
 import { startOrigin } from '../support/origin.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { completedById, deliveredAll } from '../support/webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll } from '../support/webhook-node.js';
-
-/** The node's log lines that carry `code`. */
-function codeLines(stdout: string, code: string): Record<string, unknown>[] {
-  return logLines(stdout).filter((l) => l['code'] === code);
-}
 
 test('a Redis killed and restarted under a running node is one engine.warning redis_unreachable and one redis_recovered, logged once each, with nothing lost', async () => {
   const redis = await startRedisServer();

@@ -14,6 +14,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { HOOK_TOKEN, startHookNode, type HookNode } from '../support/webhook-node.js';
 import { runWeir } from '../support/weir-bin.js';
 import { startDeliver, type DeliverProcess } from '../support/weir-deliver.js';
+import { codeLines } from '../support/log-lines.js';
 
 const PASSWORD = 'acl-pass-5d1e90b7c3a4f286';
 const WRONG = 'wrong-pass-8c27f1e04b9d';
@@ -101,7 +102,7 @@ test('a wrong password and a client certificate of another CA are clear errors n
       const sink = await hn.sinkWhen((s) => s.pending === 1, 'the flow journaled');
       assert.ok(sink.last_error?.message.includes(`Redis at ${url} refused weir`), JSON.stringify(sink.last_error));
       assert.match(sink.last_error!.message, why);
-      const warned = hn.node.stdout().split('\n').filter((l) => l.includes('"code":"redis_unreachable"'));
+      const warned = codeLines(hn.node.stdout(), 'redis_unreachable').map((l) => JSON.stringify(l));
       assert.is(warned.length, 1, hn.node.stdout());
       assert.match(warned[0]!, why);
       const status = await runWeir(['status', '--json', '-c', hn.configPath]);
@@ -133,7 +134,7 @@ test('a node whose Redis starts refusing its password warns once, names the refu
     assert.match(refused.last_error!.message, /Redis at rediss:\/\/127\.0\.0\.1:\d+ refused weir: the sign-in failed: WRONGPASS/);
     ports.push(...(await hn.curlFlows(2)));
     // A command cut while the connection is made again may tell the outage first; the refusal is told once.
-    const warned = hn.node.stdout().split('\n').filter((l) => l.includes('"code":"redis_unreachable"'));
+    const warned = codeLines(hn.node.stdout(), 'redis_unreachable').map((l) => JSON.stringify(l));
     assert.ok(warned.length <= 2, hn.node.stdout());
     assert.is(warned.filter((l) => /refused weir: the sign-in failed: WRONGPASS/.test(l)).length, 1, hn.node.stdout());
 

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sinkKeys } from '../../actors/outbox/bullmq-keys.js';
@@ -11,6 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { completedById, deliveredAll } from '../support/webhook-expect.js';
 import { HOOK_TOKEN, startHookNode, stopAll, type HookNode, type SinkView } from '../support/webhook-node.js';
+import { sinkQueue } from '../support/sink-queue.js';
 
 // total_delivered counts the distinct events a receiver acknowledged, whatever Redis
 // did meanwhile: a fleet audit saw 48 for 50 after Redis outages.
@@ -75,7 +75,7 @@ test('a delivery whose completion Redis ran but never answered counts once, as t
 
 test('a delivery counted before a kill -9 caught its completion unsent is completed after the restart, not sent again', async () => {
   const { redis, link, receiver, origin, hn } = await throughCutLink();
-  const queue = new Queue(sinkKeys(E2E_NODE_ID, 'hook').queue, { connection: { url: redis.url }, prefix: sinkKeys(E2E_NODE_ID, 'hook').prefix });
+  const queue = sinkQueue(redis.url, sinkKeys(E2E_NODE_ID, 'hook'));
   try {
     const ports = await hn.curlFlows(2);
     await hn.sinkWhen((v) => v.pending === 0 && v.total_delivered === 2, 'the first two delivered');

@@ -19,6 +19,8 @@ export interface RedisCluster {
   masterOf(key: string): Promise<RedisServer>;
   /** Waits until a server other than `gone` serves `key`'s slot and the cluster says `cluster_state:ok`. */
   failedOver(key: string, gone: RedisServer): Promise<RedisServer>;
+  /** Sets ACL user `user` to `rules` (after a reset) on every node, as an operator would: ACLs are per node. */
+  setUser(user: string, rules: readonly string[]): Promise<void>;
   /** Stops every server and removes their dirs. */
   close(): Promise<void>;
 }
@@ -70,6 +72,16 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
         `a replica promoted in place of 127.0.0.1:${gone.port}`,
         200,
       );
+    },
+    setUser: async (user, rules) => {
+      for (const server of servers) {
+        const client = new Redis(server.port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+        try {
+          await client.call('ACL', 'SETUSER', user, 'reset', ...rules);
+        } finally {
+          client.disconnect();
+        }
+      }
     },
     close,
   };

@@ -5,7 +5,7 @@ import { startRedisServer, type RedisServer } from './redis-server.js';
 import { testCa, type CertFiles } from './test-ca.js';
 
 /** docs/redis-acl.conf: weir's least-privilege ACL user, as documented. */
-export const ACL_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'redis-acl.conf');
+const ACL_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'docs', 'redis-acl.conf');
 
 /**
  * The documented user's line with `password` in place of its CHANGE-ME; throws unless the

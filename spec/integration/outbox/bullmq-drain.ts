@@ -1,8 +1,8 @@
-import { Queue } from 'bullmq';
 import type { EntrySettlement, OutboxEntry } from '../../../actors/contracts/outbox.js';
 import { BullmqDelivery } from '../../../actors/outbox/bullmq-delivery.js';
 import type { SinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { waitFor } from '../../support/wait-for.js';
+import { sinkQueue } from '../../support/sink-queue.js';
 
 /**
  * Drains a sink's Redis queue with a BullMQ worker, as the node or `weir deliver` does:
@@ -11,7 +11,7 @@ import { waitFor } from '../../support/wait-for.js';
  */
 export async function bullmqDrain(url: string, keys: SinkKeys, settle: (entry: OutboxEntry) => EntrySettlement): Promise<OutboxEntry[]> {
   const seen: OutboxEntry[] = [];
-  const queue = new Queue(keys.queue, { connection: { url }, prefix: keys.prefix });
+  const queue = sinkQueue(url, keys);
   const delivery = new BullmqDelivery({
     url,
     keys,

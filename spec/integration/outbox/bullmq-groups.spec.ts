@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as assert from 'uvu/assert';
 import type { EntrySettlement, OutboxAppend } from '../../../actors/contracts/outbox.js';
@@ -13,6 +12,7 @@ import { bullmqDrain } from './bullmq-drain.js';
 import { BullmqDelivery } from '../../../actors/outbox/bullmq-delivery.js';
 import { waitFor } from '../../support/wait-for.js';
 import { counts, entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
+import { sinkQueue } from '../../support/sink-queue.js';
 
 // The Redis store keeps the events of one append in jobs of up to batch_size, delivered
 // and settled together; pending, dead letters and the other counters still count events.
@@ -132,7 +132,7 @@ test('a replayed event keeps its append time and carries the replay time', async
     assert.is(pendingAgain, undefined, 'ev-1 is no dead letter now');
     const { url } = await server;
     const seen: { id: string; enqueued: number; replayed: number | null }[] = [];
-    await bullmqDrain(url, sinkKeys(`group-node-${nodes}`, 'billing'), (e) => {
+    await bullmqDrain(url, sink.keys, (e) => {
       seen.push({ id: e.id, enqueued: e.enqueued_at_unix_ms, replayed: e.replayed_at_unix_ms });
       return { kind: 'ack' };
     });
@@ -179,8 +179,8 @@ test('an append Redis ran late, added again under the same job ids, is held, del
 test('a job written with one event in the older shape is delivered and counted', async () => {
   const redis = await server;
   const sink = await openSink(redis, 100);
-  const keys = sinkKeys(`group-node-${nodes}`, 'billing');
-  const queue = new Queue(keys.queue, { connection: { url: redis.url }, prefix: keys.prefix });
+  // A job in the shape an earlier weir wrote: one envelope, its fields at the top.
+  const queue = sinkQueue<object>(redis.url, sink.keys);
   try {
     await queue.add('envelope', { event_id: 'ev-7', sequence: 7, body: '{"n":7}', replayed_at_unix_ms: null }, jobOpts('ev-ev-7', Date.now()));
     assert.equal(await sink.drain(), ['ev-7']);

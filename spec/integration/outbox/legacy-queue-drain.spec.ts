@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as assert from 'uvu/assert';
 import { jobOpts } from '../../../actors/outbox/bullmq-jobs.js';
@@ -8,6 +7,7 @@ import { BullmqOutboxStore } from '../../../actors/outbox/bullmq-outbox-store.js
 import { redisSuite } from '../../support/redis-server.js';
 import { bullmqDrain } from './bullmq-drain.js';
 import { entries, ROOMY } from '../../unit/outbox/outbox-contract.js';
+import { sinkQueue } from '../../support/sink-queue.js';
 
 // A Redis written by weir before the hash tag: a sink's queue under `weir:<node>:sink`.
 const { test, server } = redisSuite('Redis outbox: a queue of the old key layout');
@@ -16,7 +16,7 @@ const { test, server } = redisSuite('Redis outbox: a queue of the old key layout
 async function writeOldLayout(nodeId: string): Promise<void> {
   const { url } = await server;
   const old = legacySinkKeys(nodeId, 'billing');
-  const queue = new Queue(old.queue, { connection: { url }, prefix: old.prefix });
+  const queue = sinkQueue(url, old);
   const admin = new Redis(url);
   try {
     const now = Date.now();

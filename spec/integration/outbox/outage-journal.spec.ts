@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue } from 'bullmq';
 import * as assert from 'uvu/assert';
 import { sinkKeys } from '../../../actors/outbox/bullmq-keys.js';
 import { groupsOf } from '../../../actors/outbox/bullmq-jobs.js';
@@ -8,6 +7,7 @@ import { redisSuite } from '../../support/redis-server.js';
 import { waitFor } from '../../support/wait-for.js';
 import { counts, entries } from '../../unit/outbox/outbox-contract.js';
 import { ids, openJournaledSink, withJournaledSink, type JournaledSink } from './journaled-sink.js';
+import { sinkQueue } from '../../support/sink-queue.js';
 
 const { test, server } = redisSuite('Redis outbox: the outage journal');
 const withSink = withJournaledSink(server);
@@ -74,7 +74,7 @@ test('a move cut short between the add and the journal deletion, started again a
   const first = await openJournaledSink(redisServer, undefined, true);
   let again: JournaledSink | null = null;
   const keys = sinkKeys(first.nodeId, 'billing');
-  const queue = new Queue(keys.queue, { connection: { url: redisServer.url }, prefix: keys.prefix });
+  const queue = sinkQueue(redisServer.url, keys);
   try {
     await first.full(true);
     await first.outbox.append(entries(1, 5));

@@ -5,7 +5,6 @@ import { RedisRefusedError } from '../../../actors/redis/redis-refusal.js';
 import { withRedis } from '../../../actors/redis/with-redis.js';
 import { startRedisCluster } from '../../support/redis-cluster.js';
 import { startRedisServer } from '../../support/redis-server.js';
-import { runCommand } from '../../support/run-command.js';
 
 const PASSWORD = 'refusals-pass-61c0e7a2';
 const USER = 'weir';
@@ -38,12 +37,7 @@ test('an ACL user without +cluster|slots or +cluster|info is refused with the NO
   const cluster = await startRedisCluster();
   try {
     const seeds = cluster.seeds.map((s) => s.replace('redis://', `redis://:${PASSWORD}@`));
-    const allow = async (...rules: string[]): Promise<void> => {
-      for (const server of cluster.servers) {
-        const res = await runCommand('redis-cli', ['-p', String(server.port), 'ACL', 'SETUSER', USER, 'reset', 'on', `>${PASSWORD}`, '~*', '+@all', ...rules], { timeoutMs: 10_000 });
-        assert.is(res.stdout.trim(), 'OK', res.stderr);
-      }
-    };
+    const allow = (...rules: string[]): Promise<void> => cluster.setUser(USER, ['on', `>${PASSWORD}`, '~*', '+@all', ...rules]);
     for (const command of ['cluster|slots', 'cluster|info']) {
       await allow(`-${command}`);
       assertRefused(await pingEnd(seeds, USER), `Redis at ${cluster.seeds.join(', ')} refused weir: the ACL user may not run a command a cluster client needs: NOPERM this user has no permissions to run the '${command}' command`);

@@ -10,7 +10,8 @@ const REFUSED = new OutboxUnavailable(`the Redis outbox of sink a is unavailable
 
 function health(): { health: RedisHealth; told: string[] } {
   const told: string[] = [];
-  return { health: new RedisHealth({ lost: () => told.push('lost'), back: () => told.push('back') }), told };
+  // A loss is told with its reason: `lost: <reason>`.
+  return { health: new RedisHealth({ lost: (m) => told.push(`lost: ${/\((.*)\); sinks/.exec(m)?.[1] ?? m}`), back: () => told.push('back') }), told };
 }
 
 test('up goes false with the first sink Redis fails and true once every failed sink found it answering, told once each', () => {
@@ -24,7 +25,7 @@ test('up goes false with the first sink Redis fails and true once every failed s
   h.answered('b');
   assert.is(h.up, true);
   h.answered('a');
-  assert.equal(told, ['lost', 'back']);
+  assert.equal(told, ['lost: refused', 'back']);
 });
 
 test('a refusal found after the outage was told for another reason is told once more, and not again in that outage', () => {
@@ -33,12 +34,12 @@ test('a refusal found after the outage was told for another reason is told once 
   h.failed('a', REFUSED);
   h.failed('b', REFUSED);
   h.failed('a', 'Stream is not writeable');
-  assert.equal(told, ['lost', 'lost']);
+  assert.equal(told, ['lost: Stream is not writeable', `lost: ${REFUSED.message}`]);
   h.answered('a');
   h.answered('b');
   h.failed('a', REFUSED);
   h.failed('a', REFUSED);
-  assert.equal(told, ['lost', 'lost', 'back', 'lost'], 'a refusal told first is told once');
+  assert.equal(told.slice(2), ['back', `lost: ${REFUSED.message}`], 'a refusal told first is told once');
 });
 
 test('an outage told at start is down until a sink finds Redis answering', () => {

@@ -5,18 +5,19 @@ import { WorkerFlows } from '../../../actors/workers/worker-flows.js';
 import type { FlowChange } from '../../../streams/flow-change.js';
 import { activeRecord, AUTH, openingRecord, T0 } from '../flows/fixtures.js';
 
-function table(): { flows: WorkerFlows; closes: [number, string, CloseRequest][]; seen: FlowChange[] } {
+function table(): { flows: WorkerFlows; closes: [number, string, CloseRequest][]; closedAll: CloseRequest[]; seen: FlowChange[] } {
   const closes: [number, string, CloseRequest][] = [];
+  const closedAll: CloseRequest[] = [];
   const flows = new WorkerFlows(
     (owner, id, reason) => {
       closes.push([owner, id, reason]);
       return true;
     },
-    () => {},
+    (reason) => closedAll.push(reason),
   );
   const seen: FlowChange[] = [];
   flows.changes$.subscribe((c) => seen.push(c));
-  return { flows, closes, seen };
+  return { flows, closes, closedAll, seen };
 }
 
 const started = (id: string): FlowChange => ({ kind: 'started', record: openingRecord(id), auth: AUTH });
@@ -66,11 +67,12 @@ test('a worker that exits has each of its open flows completed as failed with WO
 });
 
 test('closeAll resolves once the workers have completed every flow', async () => {
-  const { flows } = table();
+  const { flows, closedAll } = table();
   flows.take(1, started('a-1'));
   let done = false;
   const closing = flows.closeAll('shutdown', Infinity).then(() => (done = true));
   await Promise.resolve();
+  assert.equal(closedAll, ['shutdown'], 'every worker is told');
   assert.is(done, false);
   flows.take(1, { kind: 'completed', record: { ...activeRecord('a-1'), state: 'completed' }, auth: AUTH });
   await closing;
