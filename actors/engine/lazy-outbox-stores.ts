@@ -36,8 +36,13 @@ export class LazyOutboxStores {
       },
     );
     const stores = await this.opening;
-    // An LMDB outbox an earlier version left in the state dir becomes the sinks' journals first.
-    this.imported ??= importLmdbOutbox(this.deps.config().node.state_dir);
+    // An LMDB outbox an earlier version left in the state dir becomes the sinks' journals
+    // first; a failed import (a full disk) is tried again at the next open, as it skips
+    // the sinks it imported already.
+    this.imported ??= importLmdbOutbox(this.deps.config().node.state_dir).catch((err: unknown) => {
+      this.imported = null;
+      throw err;
+    });
     await this.imported;
     return stores.open(sink, opts);
   }

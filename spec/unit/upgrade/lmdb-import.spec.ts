@@ -12,14 +12,47 @@ import { tempDir } from '../../support/temp-dir.js';
 import { designExample, EXAMPLE_ENV } from '../config/fixtures.js';
 import { counts } from '../outbox/outbox-contract.js';
 
-test('an LMDB outbox of an earlier version is imported once, at the first sink open, with its counters, retries, dead letters and gaps', async () => {
-  const dir = tempDir('weir-lmdb-import-');
-  // Without `redis`: the embedded store, whose journals the import writes.
+/** A config without `redis` (the embedded store, whose journals the import writes) on state dir `dir`. */
+function embeddedConfig(dir: string) {
   const raw: Record<string, unknown> = { ...designExample(), node: { id: 'n1', state_dir: dir } };
   delete raw['redis'];
   const parsed = parseConfig(raw, { baseDir: dir, env: EXAMPLE_ENV });
-  assert.ok(parsed.ok, JSON.stringify(parsed));
-  const config = parsed.config;
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed));
+  return parsed.config;
+}
+
+const storesOf = (dir: string): LazyOutboxStores =>
+  new LazyOutboxStores({ config: () => embeddedConfig(dir), warning: () => {}, log: pino({ level: 'silent' }), runFirstSequence: 1, deadline: new StopDeadline() });
+
+test('an LMDB import that failed is tried again at the next sink open', async () => {
+  const dir = tempDir('weir-lmdb-retry-');
+  const now = Date.now();
+  await writeLmdbOutbox(dir, {
+    billing: {
+      pending: [[4, { id: 'ev-4', sequence: 4, body: '{"n":4}', enqueued_at_unix_ms: now, replayed_at_unix_ms: null }]],
+      retries: [],
+      dead: [],
+      counters: { pending: 1, dead_letters: 0, bytes: 7, total_delivered: 0, total_failed: 0, replay_gaps: 0, last_error: null },
+      gaps: [],
+    },
+  });
+  // A file where the sinks' journal directory goes: the import cannot write.
+  const sinks = path.join(dir, 'outbox', 'sinks');
+  fs.writeFileSync(sinks, '');
+  const stores = storesOf(dir);
+  try {
+    assert.ok(await stores.open('billing').then(() => false, () => true), 'the first open fails with the import');
+    fs.rmSync(sinks);
+    const opened = await stores.open('billing');
+    if (opened.store !== 'embedded') throw new Error(`a ${opened.store} outbox without redis`);
+    assert.equal((await opened.outbox.lease(10)).map((e) => e.id), ['ev-4']);
+  } finally {
+    await stores.close();
+  }
+});
+
+test('an LMDB outbox of an earlier version is imported once, at the first sink open, with its counters, retries, dead letters and gaps', async () => {
+  const dir = tempDir('weir-lmdb-import-');
   const stored = (n: number, enq: number): StoredEntry => ({ id: `ev-${n}`, sequence: n, body: `{"n":${n}}`, enqueued_at_unix_ms: enq, replayed_at_unix_ms: null });
   const now = Date.now();
   // ev-1 was delivered, ev-2 failed once and is due in a minute, ev-3 is a dead letter, ev-4 waits.
@@ -34,7 +67,7 @@ test('an LMDB outbox of an earlier version is imported once, at the first sink o
   });
 
   for (let round = 0; round < 2; round++) {
-    const stores = new LazyOutboxStores({ config: () => config, warning: () => {}, log: pino({ level: 'silent' }), runFirstSequence: 1, deadline: new StopDeadline() });
+    const stores = storesOf(dir);
     const opened = await stores.open('billing');
     if (opened.store !== 'embedded') throw new Error(`a ${opened.store} outbox without redis`);
     const ob = opened.outbox;
